@@ -1,0 +1,58 @@
+import { Logger } from '@nestjs/common';
+import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
+import { EmbeddedDatabase, startEmbeddedPostgres } from '../database/embedded-postgres';
+
+/** Loads the configuration or stops the process with one line naming the bad setting. */
+export function loadConfigOrExit(): AppConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/** Without DATABASE_URL, starts the embedded PostgreSQL and points the configuration at it. */
+export async function resolveDatabase(
+  config: AppConfig,
+): Promise<{ config: AppConfig; embedded?: EmbeddedDatabase }> {
+  if (config.database.url) return { config };
+  const logger = new Logger('Database');
+  const embedded = await startEmbeddedPostgres(config.database.dataDir, (m) => logger.log(m));
+  return {
+    config: { ...config, database: { ...config.database, url: embedded.url, embedded: true } },
+    embedded,
+  };
+}
+
+const HARD_STOP_MS = 30_000;
+
+/**
+ * Graceful shutdown on SIGTERM/SIGINT: readiness turns 503, in-flight requests and running jobs finish,
+ * connections close; a hard stop guarantees exit within 30 s.
+ */
+export function onShutdownSignal(close: () => Promise<void>): void {
+  let closing = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    const logger = new Logger('Shutdown');
+    logger.log(`${signal} received, shutting down`);
+    setTimeout(() => {
+      logger.error('shutdown took longer than 30 s, exiting');
+      process.exit(1);
+    }, HARD_STOP_MS).unref();
+    close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error(`shutdown failed: ${String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}

@@ -1,0 +1,187 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/**
+ * Namespaced, validated configuration. Read once at start-up from the environment; a bad value stops the
+ * process with one line naming the setting (see main.ts / worker.ts).
+ */
+export type AppRole = 'api' | 'worker' | 'all';
+
+export interface AppConfig {
+  app: {
+    name: string;
+    version: string;
+    commit?: string;
+    env: string;
+    production: boolean;
+    role: AppRole;
+    shutdownDelayMs: number;
+    logLevel: string;
+  };
+  http: { port: number; host: string; bodyLimitBytes: number };
+  database: { url?: string; dataDir: string; migrationsRun: boolean; embedded: boolean };
+  redis: { url?: string; keyPrefix: string };
+  auth: {
+    jwtSecret: string;
+    devSecret: boolean;
+    jwksUrl?: string;
+    issuer?: string;
+    audience?: string;
+  };
+  rateLimit: { limit: number; windowSeconds: number };
+  versioning: { legacyStatusSunset: Date };
+  idempotency: { ttlSeconds: number };
+  cursor: { secret: string };
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(`Invalid configuration: ${setting} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Public on purpose: it only signs tokens and cursors of local development runs. */
+export const DEV_JWT_SECRET = 'order-service-development-secret-do-not-use-in-production';
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(name, `must be an integer (got "${raw}")`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(name, `must be between ${min} and ${max} (got ${value})`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no)$/i.test(raw)) return false;
+  throw new ConfigError(name, `must be true or false (got "${raw}")`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL (${protocols.join(', ')})`);
+  }
+  if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+    throw new ConfigError(
+      name,
+      `must use one of the schemes ${protocols.join(', ')} (got "${parsed.protocol}")`,
+    );
+  }
+  return raw;
+}
+
+/** About nine months after the release, as DECISIONS.md suggests for the deprecated status endpoint. */
+const DEFAULT_LEGACY_STATUS_SUNSET = '2027-08-31T00:00:00Z';
+
+export function loadConfig(
+  env: Env = process.env,
+  pkg: { name: string; version: string } = readPackage(),
+): AppConfig {
+  const nodeEnv = str(env, 'NODE_ENV') ?? 'development';
+  const production = nodeEnv === 'production';
+
+  const role = str(env, 'APP_ROLE') ?? 'all';
+  if (role !== 'api' && role !== 'worker' && role !== 'all') {
+    throw new ConfigError('APP_ROLE', `must be one of api, worker, all (got "${role}")`);
+  }
+
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres', 'postgresql']);
+  const redisUrl = url(env, 'REDIS_URL', ['redis', 'rediss']);
+  const jwksUrl = url(env, 'JWT_JWKS_URL', ['http', 'https']);
+  const jwtSecret = str(env, 'JWT_SECRET');
+  if (jwtSecret !== undefined && jwtSecret.length < 32) {
+    throw new ConfigError('JWT_SECRET', 'must be at least 32 characters long');
+  }
+
+  if (production) {
+    if (!databaseUrl) throw new ConfigError('DATABASE_URL', 'is required when NODE_ENV=production');
+    if (!redisUrl) throw new ConfigError('REDIS_URL', 'is required when NODE_ENV=production');
+    if (!jwksUrl && (jwtSecret === undefined || jwtSecret === DEV_JWT_SECRET)) {
+      throw new ConfigError('JWT_SECRET', 'must be set to a non-default key when NODE_ENV=production');
+    }
+  }
+
+  if (role !== 'all' && (!databaseUrl || !redisUrl)) {
+    // Separate api and worker processes share state only through PostgreSQL and Redis.
+    throw new ConfigError(!databaseUrl ? 'DATABASE_URL' : 'REDIS_URL', `is required when APP_ROLE=${role}`);
+  }
+
+  const sunsetRaw = str(env, 'LEGACY_STATUS_SUNSET') ?? DEFAULT_LEGACY_STATUS_SUNSET;
+  const sunset = new Date(sunsetRaw);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(sunsetRaw) || Number.isNaN(sunset.getTime())) {
+    throw new ConfigError('LEGACY_STATUS_SUNSET', `must be an ISO 8601 instant (got "${sunsetRaw}")`);
+  }
+
+  const secret = jwtSecret ?? DEV_JWT_SECRET;
+  return {
+    app: {
+      name: pkg.name,
+      version: pkg.version,
+      commit: str(env, 'GIT_COMMIT'),
+      env: nodeEnv,
+      production,
+      role,
+      shutdownDelayMs: int(env, 'SHUTDOWN_DELAY_MS', 0, 0, 60_000),
+      logLevel: str(env, 'LOG_LEVEL') ?? (nodeEnv === 'test' ? 'warn' : 'info'),
+    },
+    http: {
+      port: int(env, 'PORT', 3000, 0, 65535),
+      host: str(env, 'HOST') ?? '0.0.0.0',
+      bodyLimitBytes: 1024 * 1024,
+    },
+    database: {
+      url: databaseUrl,
+      dataDir: str(env, 'DATA_DIR') ?? '.data',
+      migrationsRun: bool(env, 'MIGRATIONS_RUN', true),
+      embedded: false,
+    },
+    redis: { url: redisUrl, keyPrefix: str(env, 'REDIS_KEY_PREFIX') ?? 'order-service' },
+    auth: {
+      jwtSecret: secret,
+      devSecret: jwtSecret === undefined,
+      jwksUrl,
+      issuer: str(env, 'JWT_ISSUER'),
+      audience: str(env, 'JWT_AUDIENCE'),
+    },
+    rateLimit: {
+      limit: int(env, 'RATE_LIMIT_LIMIT', 100, 1, 1_000_000),
+      windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
+    },
+    versioning: { legacyStatusSunset: sunset },
+    idempotency: { ttlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 7 * 86_400) },
+    cursor: { secret: str(env, 'CURSOR_SECRET') ?? secret },
+  };
+}
+
+function readPackage(): { name: string; version: string } {
+  // Works from src/ (ts-jest) and dist/src/ (compiled): walk up to the nearest package.json.
+  let dir = __dirname;
+  for (;;) {
+    const candidate = path.join(dir, 'package.json');
+    if (fs.existsSync(candidate))
+      return JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name: string; version: string };
+    const parent = path.dirname(dir);
+    if (parent === dir) return { name: 'order-service', version: '0.0.0' };
+    dir = parent;
+  }
+}

@@ -1,0 +1,20 @@
+import { DataSourceOptions } from 'typeorm';
+import { migrations } from '../../migrations';
+
+/** One place for the TypeORM options: the app, the CLI data source and the test harness share them. */
+export function databaseOptions(url: string): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    migrations,
+    synchronize: false,
+    migrationsRun: false,
+    migrationsTransactionMode: 'each',
+    logging: ['error'],
+    extra: {
+      max: 10,
+      connectionTimeoutMillis: 5_000,
+      application_name: 'order-service',
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { createHttpApp } from './bootstrap/http-app';
+import { loadConfigOrExit, onShutdownSignal, resolveDatabase } from './bootstrap/runtime';
+import { runWorker } from './worker';
+
+async function bootstrap(): Promise<void> {
+  const loaded = loadConfigOrExit();
+  if (loaded.app.role === 'worker') return runWorker(loaded);
+
+  const { config, embedded } = await resolveDatabase(loaded);
+  const app = await createHttpApp(config);
+  onShutdownSignal(async () => {
+    await app.close();
+    await embedded?.stop();
+  });
+  await app.listen({ port: config.http.port, host: config.http.host });
+  const logger = new Logger('Main');
+  logger.log(`listening on http://${config.http.host}:${config.http.port} (role ${config.app.role})`);
+  if (config.auth.devSecret)
+    logger.warn('JWT_SECRET is not set: using the development key (never in production)');
+}
+
+bootstrap().catch((error: unknown) => {
+  console.error(`Start-up failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { JobQueue } from '../queue/job-queue';
+
+/** Prometheus metrics of this process: request durations by route template, process metrics, queue depth. */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+  private readonly queues = new Set<string>();
+  private readonly requestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by method, route template and status',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  constructor(queue: JobQueue) {
+    collectDefaultMetrics({ register: this.registry });
+    const queues = this.queues;
+    new Gauge({
+      name: 'job_queue_depth',
+      help: 'Jobs waiting in a queue',
+      labelNames: ['queue'] as const,
+      registers: [this.registry],
+      async collect() {
+        for (const name of queues) {
+          this.set({ queue: name }, await queue.depth(name).catch(() => -1));
+        }
+      },
+    });
+  }
+
+  /** Queues whose depth /metrics reports (modules with processors call this). */
+  trackQueue(name: string): void {
+    this.queues.add(name);
+  }
+
+  /** Times every request; unmatched routes are labelled `unmatched` to keep the label set bounded. */
+  instrument(fastify: FastifyInstance): void {
+    fastify.addHook('onResponse', (request, reply, done) => {
+      this.requestDuration.observe(
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? 'unmatched',
+          status_code: String(reply.statusCode),
+        },
+        reply.elapsedTime / 1000,
+      );
+      done();
+    });
+  }
+}

@@ -1,0 +1,67 @@
+import { InProcessJobQueue } from './in-process-job-queue';
+
+const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
+
+describe('InProcessJobQueue', () => {
+  it('runs queued jobs once workers start, deduplicating by job id', async () => {
+    const queue = new InProcessJobQueue(true);
+    const seen: string[] = [];
+    queue.registerProcessor<{ n: number }>('q', async (job) => {
+      seen.push(`${job.name}:${job.data.n}`);
+    });
+    await queue.enqueue('q', 'a', { n: 1 }, { jobId: 'same' });
+    await queue.enqueue('q', 'a', { n: 2 }, { jobId: 'same' });
+    await queue.enqueue('q', 'b', { n: 3 });
+    expect(await queue.depth('q')).toBe(2);
+    queue.start();
+    await tick(20);
+    expect(seen).toEqual(['a:1', 'b:3']);
+    await queue.close();
+  });
+
+  it('retries with backoff and reports exhaustion once', async () => {
+    const queue = new InProcessJobQueue(true);
+    const attempts: number[] = [];
+    const exhausted = jest.fn(async () => undefined);
+    queue.registerProcessor(
+      'q',
+      async (job) => {
+        attempts.push(job.attempt);
+        throw new Error('boom');
+      },
+      { onExhausted: exhausted },
+    );
+    queue.start();
+    await queue.enqueue('q', 'x', {}, { attempts: 3, backoffMs: 1 });
+    await tick(50);
+    expect(attempts).toEqual([1, 2, 3]);
+    expect(exhausted).toHaveBeenCalledTimes(1);
+    await queue.close();
+  });
+
+  it('takes no jobs in a process whose role runs no workers', async () => {
+    const queue = new InProcessJobQueue(false);
+    const handler = jest.fn(async () => undefined);
+    queue.registerProcessor('q', handler);
+    queue.start();
+    await queue.enqueue('q', 'x', {});
+    await tick(20);
+    expect(handler).not.toHaveBeenCalled();
+    await queue.close();
+  });
+
+  it('waits for running jobs on close and refuses new ones', async () => {
+    const queue = new InProcessJobQueue(true);
+    let finished = false;
+    queue.registerProcessor('q', async () => {
+      await tick(30);
+      finished = true;
+    });
+    queue.start();
+    await queue.enqueue('q', 'x', {});
+    await tick(5);
+    await queue.close();
+    expect(finished).toBe(true);
+    await expect(queue.enqueue('q', 'y', {})).rejects.toThrow('closed');
+  });
+});

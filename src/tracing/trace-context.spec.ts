@@ -1,0 +1,40 @@
+import { parseTraceparent, startSpan } from './trace-context';
+
+describe('traceparent', () => {
+  const valid = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+  it('parses a valid header', () => {
+    expect(parseTraceparent(valid)).toEqual({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      parentSpanId: 'b7ad6b7169203331',
+      flags: 1,
+    });
+  });
+
+  it.each([
+    ['00-00000000000000000000000000000000-b7ad6b7169203331-01', 'all-zero trace id'],
+    ['00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01', 'all-zero parent id'],
+    ['ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'version ff'],
+    ['00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01', 'upper-case hex'],
+    ['00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-extra', 'extra field in version 00'],
+    ['garbage', 'garbage'],
+  ])('rejects %s (%s)', (value) => {
+    expect(parseTraceparent(value)).toBeNull();
+  });
+
+  it('continues an incoming trace with a new span id and keeps the sampled flag', () => {
+    const span = startSpan('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00');
+    expect(span.traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(span.parentSpanId).toBe('b7ad6b7169203331');
+    expect(span.spanId).not.toBe('b7ad6b7169203331');
+    expect(span.traceparent).toBe(`00-${span.traceId}-${span.spanId}-00`);
+  });
+
+  it('starts a new trace when the header is absent or invalid', () => {
+    const span = startSpan('00-00000000000000000000000000000000-b7ad6b7169203331-01');
+    expect(span.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(span.traceId).not.toMatch(/^0+$/);
+    expect(span.parentSpanId).toBeUndefined();
+    expect(span.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  });
+});

@@ -1,0 +1,59 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+
+/** W3C Trace Context of one unit of work (an HTTP request or a queued job). */
+export interface TraceContext {
+  traceId: string;
+  spanId: string;
+  /** The caller's span when the trace was continued. */
+  parentSpanId?: string;
+  sampled: boolean;
+  /** This server span as a `traceparent` header value. */
+  traceparent: string;
+}
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+
+/** Parses a `traceparent` header; null for a malformed value or all-zero ids (W3C Trace Context §3.2). */
+export function parseTraceparent(
+  value: string | undefined,
+): { traceId: string; parentSpanId: string; flags: number } | null {
+  if (!value) return null;
+  const match = TRACEPARENT.exec(value.trim());
+  if (!match) return null;
+  const [, version, traceId, parentSpanId, flags, rest] = match;
+  if (version === 'ff') return null;
+  if (version === '00' && rest !== undefined) return null;
+  if (/^0+$/.test(traceId) || /^0+$/.test(parentSpanId)) return null;
+  return { traceId, parentSpanId, flags: parseInt(flags, 16) };
+}
+
+export function formatTraceparent(traceId: string, spanId: string, sampled: boolean): string {
+  return `00-${traceId}-${spanId}-${sampled ? '01' : '00'}`;
+}
+
+/** Continues the incoming trace with a new span, or starts a new trace. */
+export function startSpan(incoming: string | undefined): TraceContext {
+  const parent = parseTraceparent(incoming);
+  const traceId = parent?.traceId ?? randomBytes(16).toString('hex');
+  const spanId = randomBytes(8).toString('hex');
+  const sampled = parent ? (parent.flags & 1) === 1 : true;
+  return {
+    traceId,
+    spanId,
+    parentSpanId: parent?.parentSpanId,
+    sampled,
+    traceparent: formatTraceparent(traceId, spanId, sampled),
+  };
+}
+
+const storage = new AsyncLocalStorage<TraceContext>();
+
+/** Trace of the current request or job, if any: read by the logger, the problem filter and producers. */
+export function currentTrace(): TraceContext | undefined {
+  return storage.getStore();
+}
+
+export function runInTrace<T>(trace: TraceContext, fn: () => T): T {
+  return storage.run(trace, fn);
+}

@@ -1,0 +1,65 @@
+import { bootTestApp, TestApp } from './support/test-app';
+
+describe('operational endpoints', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await bootTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('GET /health is 200 without a token', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/health' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ status: 'ok' });
+  });
+
+  it('GET /ready reports the database, Redis and queue it uses', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/ready' });
+    expect(res.statusCode).toBe(200);
+    const details = res.json().details;
+    expect(details.database).toMatchObject({
+      status: 'up',
+      mode: t.config.database.embedded ? 'embedded' : 'external',
+    });
+    expect(details.queue).toMatchObject({
+      status: 'up',
+      backend: process.env.REDIS_URL ? 'bullmq' : 'in-process',
+    });
+    expect(details.redis.status).toBe('up');
+    if (process.env.REDIS_URL) expect(details.redis.mode).toBe('external');
+  });
+
+  it('GET /info names the service and its version', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/info' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      name: 'order-service',
+      version: expect.any(String),
+      environment: 'test',
+    });
+  });
+
+  it('GET /metrics exports Prometheus text with request durations by route template', async () => {
+    await t.app.inject({ method: 'GET', url: '/health' });
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/plain');
+    expect(res.body).toContain(
+      'http_request_duration_seconds_bucket{le="0.005",method="GET",route="/health"',
+    );
+    expect(res.body).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('operational endpoints do not exist under /api', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/health' });
+    expect(res.statusCode).toBe(404);
+  });
+
+  it('echoes a server traceparent that continues the caller trace', async () => {
+    const incoming = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const res = await t.app.inject({ method: 'GET', url: '/health', headers: { traceparent: incoming } });
+    const echoed = String(res.headers.traceparent);
+    expect(echoed).toMatch(/^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01$/);
+    expect(echoed).not.toBe(incoming);
+  });
+});

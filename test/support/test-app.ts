@@ -1,0 +1,21 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createHttpApp } from '../../src/bootstrap/http-app';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the real HTTP application (the one main.ts runs) on the run's database and Redis key space.
+ * `env` overrides settings for one test file (e.g. RATE_LIMIT_LIMIT).
+ */
+export async function bootTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
+  const config = loadConfig({ ...process.env, ...env });
+  config.database.embedded = process.env.E2E_DATABASE_MODE === 'embedded';
+  const app = await createHttpApp(config);
+  await app.getHttpAdapter().getInstance().ready();
+  return { app, config, close: () => app.close() };
+}
