@@ -1,17 +1,36 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AuthModule } from './auth/auth.module';
 import { AppConfig } from './config/app-config';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { HttpConventionsModule } from './http/http-conventions.module';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { ProblemModule } from './problem/problem.module';
 import { QueueModule } from './queue/queue.module';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
+import { ValidationModule } from './validation/validation.module';
+
+export type ModuleImports = NonNullable<DynamicModule['imports']>;
 
 /** Infrastructure shared by the HTTP application and the worker. */
 function coreModules(config: AppConfig) {
   return [AppConfigModule.forRoot(config), DatabaseModule, RedisModule, QueueModule, ProblemModule];
 }
+
+/**
+ * Cross-cutting HTTP mechanisms. Order matters: global guards run in module order, so the rate limit
+ * (which counts unauthenticated callers by IP too) comes before authentication.
+ */
+const httpMechanisms = [
+  RateLimitModule,
+  AuthModule,
+  ValidationModule,
+  HttpConventionsModule,
+  IdempotencyModule,
+];
 
 /** Domain modules: controllers are inert in the worker, processors only take jobs where the role runs them. */
 const domainModules: DynamicModule['imports'] = [];
@@ -19,10 +38,17 @@ const domainModules: DynamicModule['imports'] = [];
 @Module({})
 export class AppModule {
   /** The HTTP application (APP_ROLE api or all). */
-  static forHttp(config: AppConfig): DynamicModule {
+  static forHttp(config: AppConfig, extraImports: ModuleImports = []): DynamicModule {
     return {
       module: AppModule,
-      imports: [...coreModules(config), MetricsModule, HealthModule, ...(domainModules ?? [])],
+      imports: [
+        ...coreModules(config),
+        MetricsModule,
+        HealthModule,
+        ...httpMechanisms,
+        ...(domainModules ?? []),
+        ...extraImports,
+      ],
     };
   }
 

@@ -1,4 +1,5 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ModuleImports } from '../../src/app.module';
 import { createHttpApp } from '../../src/bootstrap/http-app';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 
@@ -10,12 +11,16 @@ export interface TestApp {
 
 /**
  * Boots the real HTTP application (the one main.ts runs) on the run's database and Redis key space.
- * `env` overrides settings for one test file (e.g. RATE_LIMIT_LIMIT).
+ * `env` overrides settings for one test file (e.g. RATE_LIMIT_LIMIT); `extraImports` mounts probe modules
+ * (test-only controllers) that exercise a mechanism before any business endpoint uses it.
  */
-export async function bootTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
+export async function bootTestApp(
+  env: Record<string, string | undefined> = {},
+  extraImports: ModuleImports = [],
+): Promise<TestApp> {
   const config = loadConfig({ ...process.env, ...env });
   config.database.embedded = process.env.E2E_DATABASE_MODE === 'embedded';
-  const app = await createHttpApp(config);
+  const app = await createHttpApp(config, { extraImports });
   await app.getHttpAdapter().getInstance().ready();
   return { app, config, close: () => app.close() };
 }

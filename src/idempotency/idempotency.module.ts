@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+
+/** Idempotency-Key handling for POST and PATCH (PostgreSQL store). */
+@Module({})
+export class IdempotencyModule {}
