@@ -7,10 +7,13 @@ import { HealthModule } from './health/health.module';
 import { HttpConventionsModule } from './http/http-conventions.module';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { OrdersModule } from './orders/orders.module';
 import { ProblemModule } from './problem/problem.module';
+import { ProductsModule } from './products/products.module';
 import { QueueModule } from './queue/queue.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
+import { UsersModule } from './users/users.module';
 import { ValidationModule } from './validation/validation.module';
 
 export type ModuleImports = NonNullable<DynamicModule['imports']>;
@@ -33,7 +36,7 @@ const httpMechanisms = [
 ];
 
 /** Domain modules: controllers are inert in the worker, processors only take jobs where the role runs them. */
-const domainModules: DynamicModule['imports'] = [];
+const domainModules: ModuleImports = [UsersModule, ProductsModule, OrdersModule];
 
 @Module({})
 export class AppModule {
@@ -46,7 +49,7 @@ export class AppModule {
         MetricsModule,
         HealthModule,
         ...httpMechanisms,
-        ...(domainModules ?? []),
+        ...domainModules,
         ...extraImports,
       ],
     };
@@ -54,6 +57,6 @@ export class AppModule {
 
   /** The worker process (APP_ROLE worker): no HTTP server, processors only. */
   static forWorker(config: AppConfig): DynamicModule {
-    return { module: AppModule, imports: [...coreModules(config), ...(domainModules ?? [])] };
+    return { module: AppModule, imports: [...coreModules(config), ...domainModules] };
   }
 }

@@ -7,7 +7,11 @@ import { AppLogger, createPinoLogger } from '../logging/app-logger';
 import { ShutdownState } from '../health/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
 import { setupOpenApi } from '../openapi/openapi';
+import { registerAllowedMethods } from '../problem/allowed-methods';
+import { renderFrameworkErrors } from '../problem/framework-errors';
+import { ProblemDetailsFilter } from '../problem/problem-details.filter';
 import { registerTracing } from '../tracing/tracing.hooks';
+import { registerJsonBodyParsers } from '../validation/json-body';
 
 /** Paths that live outside /api/v<N> (contract, Operational endpoints). */
 export const OPERATIONAL_PATHS = ['health', 'ready', 'info', 'metrics'];
@@ -20,21 +24,23 @@ export async function createHttpApp(
   config: AppConfig,
   options: { extraImports?: ModuleImports } = {},
 ): Promise<NestFastifyApplication> {
+  const routerOptions = { caseSensitive: true, ignoreTrailingSlash: false };
+  // Set once the Nest application exists, which is before the server takes requests.
+  const problems: { filter?: ProblemDetailsFilter } = {};
   const adapter = new FastifyAdapter({
     bodyLimit: config.http.bodyLimitBytes,
     trustProxy: true,
     return503OnClosing: true,
-    routerOptions: { caseSensitive: true, ignoreTrailingSlash: false },
+    routerOptions,
+    frameworkErrors: renderFrameworkErrors(() => problems.filter),
   });
   const fastify = adapter.getInstance();
   registerTracing(fastify);
-  // JSON Merge Patch bodies are JSON; plain text is no body format of this API (415).
-  fastify.addContentTypeParser(
-    'application/merge-patch+json',
-    { parseAs: 'string' },
-    fastify.getDefaultJsonParser('error', 'error'),
-  );
+  // Bodies are JSON (plain or Merge Patch); plain text is no body format of this API (415).
+  registerJsonBodyParsers(fastify);
   fastify.removeContentTypeParser('text/plain');
+  // Before any route exists: the index of methods per path behind 405 Method Not Allowed.
+  registerAllowedMethods(fastify, routerOptions);
 
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forHttp(config, options.extraImports),
@@ -42,8 +48,11 @@ export async function createHttpApp(
     {
       logger: new AppLogger(createPinoLogger(config.app.logLevel)),
       abortOnError: false,
+      // The body parsers are the ones registered above: Nest's would replace the JSON one and add a form one.
+      bodyParser: false,
     },
   );
+  problems.filter = app.get(ProblemDetailsFilter);
   app.setGlobalPrefix('api', { exclude: OPERATIONAL_PATHS });
   app.enableVersioning({ type: VersioningType.URI, prefix: 'v' });
   app.get(MetricsService).instrument(fastify);

@@ -1,7 +1,79 @@
-import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { INestApplication } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '../config/app-config';
+import { BEARER_SCHEME, problemComponents } from './components';
+import { applyEndpointConventions, HTTP_METHODS } from './endpoint-conventions';
+import { serveSwaggerUi } from './swagger-ui';
 
-/** Builds the OpenAPI document and serves /docs outside production. */
-export function setupOpenApi(_app: NestFastifyApplication, _config: AppConfig): void {
-  // filled in by the OpenAPI work
+export const DOCS_PATH = '/docs';
+export const DOCS_JSON_PATH = '/docs/openapi.json';
+
+/**
+ * The OpenAPI document of an application: every controller it mounts (operational ones exclude
+ * themselves), completed by the endpoint conventions, plus the Problem Details components and the bearer
+ * scheme. `now` decides which deprecated operations are past their sunset.
+ */
+export function buildOpenApiDocument(
+  app: INestApplication,
+  config: AppConfig,
+  now = new Date(),
+): OpenAPIObject {
+  const base = new DocumentBuilder()
+    .setTitle('Order Service API')
+    .setDescription(
+      'Orders, their items and domain actions, batches, long-running tasks and files. Errors are RFC 9457 ' +
+        'Problem Details (`application/problem+json`) whose `detail` follows `Accept-Language` (`ru`, `en`); ' +
+        'business responses carry `RateLimit-*` headers and `traceparent`.',
+    )
+    .setVersion(config.app.version)
+    // Paths are absolute (/api/v<N>/...): the server is the host that serves the document.
+    .addServer('/', 'The host serving this document')
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'Access token with the claims `sub` (user id), `roles` (`CUSTOMER`, `ADMIN`) and `exp`.',
+      },
+      BEARER_SCHEME,
+    )
+    .build();
+  // Without auto-tagging an untagged controller fails the lint instead of being tagged with its class name.
+  const document = SwaggerModule.createDocument(app, base, { autoTagControllers: false });
+  // DocumentBuilder.setContact always writes url and email, and empty ones are invalid.
+  document.info.contact = { name: 'Order Service team' };
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ...problemComponents() },
+  };
+  applyEndpointConventions(document, app, config, now);
+  document.tags = usedTags(document);
+  return document;
+}
+
+/** The global tag list is the set of tags operations use, so a tag is declared only on its controller. */
+function usedTags(document: OpenAPIObject): Array<{ name: string }> {
+  const names = new Set(
+    Object.values(document.paths).flatMap((item) =>
+      HTTP_METHODS.flatMap((method) => item[method]?.tags ?? []),
+    ),
+  );
+  return [...names].sort().map((name) => ({ name }));
+}
+
+/**
+ * Serves the interactive documentation at /docs and the document at /docs/openapi.json outside
+ * production only (contract, Interface description conventions 6). Both are plain Fastify routes outside
+ * /api: no token, no rate limit. The document is built on the first request and kept.
+ */
+export function setupOpenApi(app: NestFastifyApplication, config: AppConfig): void {
+  if (config.app.production) return;
+  let document: string | undefined;
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.get(DOCS_JSON_PATH, async (_request, reply) => {
+    document ??= JSON.stringify(buildOpenApiDocument(app, config));
+    return reply.type('application/json; charset=utf-8').send(document);
+  });
+  serveSwaggerUi(fastify, DOCS_PATH, DOCS_JSON_PATH);
 }

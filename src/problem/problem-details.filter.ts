@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { currentTrace } from '../tracing/trace-context';
-import { AppException, AppExceptionOptions, ViolationInput } from './app-exception';
+import { AppException } from './app-exception';
+import { formatByteSize } from './byte-size';
 import { ErrorCode } from './error-codes';
 import { resolveLanguage } from './language';
 import { buildProblem, PROBLEM_CONTENT_TYPE, ProblemBody } from './problem';
@@ -22,14 +23,30 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 };
 
 interface FastifyLikeError {
-  code?: string;
   statusCode?: number;
 }
 
 /**
- * Turns every error that reaches HTTP into a localized Problem Details body. Fastify's own errors
- * (malformed JSON, body too large, media type) are not HttpExceptions (PITFALLS 4), and guards run
- * before nestjs-i18n's context exists (PITFALLS 5): the language comes from Accept-Language here.
+ * The status of an error the framework raised: an HttpException (Nest's router also turns Fastify's own
+ * errors, such as 413 and 415, into one), or a Fastify error thrown inside a handler (PITFALLS 4). Anything
+ * else is a bug: undefined, rendered as 500.
+ */
+function frameworkStatus(exception: unknown): number | undefined {
+  if (exception instanceof HttpException) return exception.getStatus();
+  const status = (exception as FastifyLikeError | null)?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+/**
+ * Turns every error that reaches HTTP into a localized Problem Details body. Guards run before
+ * nestjs-i18n's context exists (PITFALLS 5): the language comes from Accept-Language here. Where errors
+ * come from:
+ * - Fastify's own errors before the handler (413, 415) reach it as bare HttpExceptions: Nest's router
+ *   turns every FastifyError into one, dropping its code (so malformed JSON is mapped at its parser,
+ *   json-body.ts, and errors before routing in framework-errors.ts);
+ * - unknown routes come through Nest's not-found handler as a 404 HttpException; a path that exists with
+ *   other methods becomes 405 with `Allow` (allowed-methods.ts);
+ * - anything that is neither an AppException nor a framework error is a bug: 500, logged whole.
  */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
@@ -40,9 +57,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw exception;
     const http = host.switchToHttp();
-    const request = http.getRequest<FastifyRequest>();
-    const reply = http.getResponse<FastifyReply>();
-    const appException = this.toAppException(exception);
+    this.respond(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+  }
+
+  /** Logs a server error with its trace id and answers with the problem body of `exception`. */
+  respond(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    const appException = this.toAppException(exception, request);
     const trace = request.trace ?? currentTrace();
 
     if (appException.status >= 500) {
@@ -89,34 +109,34 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     });
   }
 
-  toAppException(exception: unknown): AppException {
+  toAppException(exception: unknown, request: FastifyRequest): AppException {
     if (exception instanceof AppException) return exception;
-    if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      const headers = status === 401 ? { 'www-authenticate': 'Bearer' } : undefined;
-      return new AppException(this.codeFor(status), { headers, ...this.violationsOf(status) });
+    const status = frameworkStatus(exception);
+    if (status === undefined) return new AppException('INTERNAL_ERROR');
+    if (status === 404) return this.notFound(request);
+    if (status === 413) {
+      const limit = request.routeOptions.bodyLimit ?? request.server.initialConfig.bodyLimit;
+      return new AppException('PAYLOAD_TOO_LARGE', { args: { max: formatByteSize(limit ?? 0) } });
     }
-    const fastifyError = exception as FastifyLikeError;
-    const status = fastifyError?.statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      if (fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || exception instanceof SyntaxError) {
-        return AppException.validation([{ field: '', code: 'INVALID_JSON' }]);
-      }
-      if (fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-        return AppException.validation([{ field: '', code: 'INVALID_JSON' }]);
-      }
-      return new AppException(this.codeFor(status));
+    const code = this.codeFor(status);
+    const headers = status === 401 ? { 'www-authenticate': 'Bearer' } : undefined;
+    // A bare 400 from the framework has no field information; say so instead of inventing one.
+    const violations =
+      code === 'VALIDATION_ERROR' ? [{ field: '', code: 'INVALID_VALUE' as const }] : undefined;
+    return new AppException(code, { headers, violations });
+  }
+
+  /** 405 when the path has routes for other methods, else 404. */
+  private notFound(request: FastifyRequest): AppException {
+    const allowed = request.server.allowedMethods?.(request.url) ?? [];
+    if (allowed.length === 0 || allowed.includes(request.method)) {
+      return new AppException('RESOURCE_NOT_FOUND');
     }
-    return new AppException('INTERNAL_ERROR');
+    const allow = allowed.join(', ');
+    return new AppException('METHOD_NOT_ALLOWED', { args: { allowed: allow }, headers: { allow } });
   }
 
   private codeFor(status: number): ErrorCode {
     return CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR');
-  }
-
-  private violationsOf(status: number): Pick<AppExceptionOptions, 'violations'> {
-    // A bare 400 from a framework pipe has no field information; say so instead of inventing one.
-    const violations: ViolationInput[] = status === 400 ? [{ field: '', code: 'INVALID_VALUE' }] : [];
-    return violations.length > 0 ? { violations } : {};
   }
 }

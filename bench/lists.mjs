@@ -1,0 +1,327 @@
+// npm run bench:lists — order lists at scale: 1,000,000 orders with 3 items (one customer owns 2,000),
+// latency in-process (the app runs inside this process, requests over loopback HTTP) and throughput at
+// 20 connections, plus EXPLAIN of every supported shape (asserting no sequential scan on orders).
+// Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); uses REDIS_URL when set.
+import autocannon from 'autocannon';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = (p) => require(path.join(root, 'dist/src', p));
+const { signAccessToken } = dist('auth/token-signer.js');
+const { databaseOptions } = dist('database/database-options.js');
+const { runMigrationsLocked } = dist('database/migrations-runner.js');
+const { createHttpApp } = dist('bootstrap/http-app.js');
+const { loadConfig } = dist('config/app-config.js');
+const { CursorCodec } = dist('orders/query/order-cursor.js');
+const q = dist('orders/query/order-query.js');
+const { DataSource } = require('typeorm');
+
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
+if (!SERVER_URL) {
+  console.error('bench:lists needs BENCH_DATABASE_URL or DATABASE_URL (a PostgreSQL server)');
+  process.exit(1);
+}
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 1_000_000);
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
+const SECRET = 'bench-secret-bench-secret-bench-secret-42';
+const CUSTOMER = '00000000-0000-4000-9000-00000000ffff';
+const uuidSql = (prefix, expr) => `('00000000-0000-4000-${prefix}-' || lpad(to_hex(${expr}), 12, '0'))::uuid`;
+
+async function prepare() {
+  const url = new URL(SERVER_URL);
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  if ((await admin.query("SELECT 1 FROM pg_database WHERE datname = 'order_service_lists'")).rowCount === 0) {
+    await admin.query('CREATE DATABASE order_service_lists');
+  }
+  await admin.end();
+  url.pathname = '/order_service_lists';
+  const ds = await new DataSource(databaseOptions(url.toString())).initialize();
+  await runMigrationsLocked(ds);
+  const [{ count }] = await ds.query('SELECT count(*)::int AS count FROM orders');
+  let seedSeconds = null;
+  if (count < ORDERS) {
+    const started = Date.now();
+    const runner = ds.createQueryRunner();
+    await runner.connect();
+    await runner.query('TRUNCATE orders, order_items, products, users, order_status_counts CASCADE');
+    // Bulk load without per-row triggers; the derived columns are then computed set-based.
+    await runner.query('SET session_replication_role = replica');
+    await runner.query(`INSERT INTO users (user_id, roles, region_id, segment)
+      SELECT ${uuidSql('9000', 'g')}, '{CUSTOMER}', g % 90, (ARRAY['RETAIL','VIP','B2B'])[1 + g % 3] FROM generate_series(1, 50000) g`);
+    await runner.query(
+      `INSERT INTO users (user_id, roles, region_id, segment) VALUES ('${CUSTOMER}', '{CUSTOMER}', 77, 'VIP')`,
+    );
+    await runner.query(`INSERT INTO products (product_id, name, price, stock, status)
+      SELECT ${uuidSql('8000', 'g')}, (ARRAY['Kettle','Mug','Teapot','Spoon','Chair','Lamp','Desk','Pan'])[1 + g % 8] || ' ' || g,
+             (10 + g % 4990)::numeric(12,2), 1000000, 'ACTIVE' FROM generate_series(1, 5000) g`);
+    await runner.query(`INSERT INTO orders (order_id, customer_id, status, created_at, updated_at, note, tracking_number)
+      SELECT ${uuidSql('a000', 'g')},
+             CASE WHEN g % 500 = 0 THEN '${CUSTOMER}'::uuid ELSE ${uuidSql('9000', '1 + g % 50000')} END,
+             (ARRAY['CREATED','CONFIRMED','SHIPPED','DELIVERED','CANCELLED','REFUNDED'])[1 + (g * 7) % 6],
+             timestamptz '2026-01-01' + make_interval(secs => g * 25),
+             CASE WHEN g % 3 = 0 THEN timestamptz '2026-01-01' + make_interval(secs => g * 25 + 3600) END,
+             CASE WHEN g % 10 = 0 THEN 'note ' || g || ' please call' END,
+             CASE WHEN g % 4 = 0 THEN 'TRK' || g END
+      FROM generate_series(1, ${ORDERS}) g`);
+    await runner.query(`INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity, created_at)
+      SELECT ${uuidSql('a000', 'g')}, p.product_id, p.name, p.price, 1 + (g + j) % 3, timestamptz '2026-01-01' + make_interval(secs => g * 25)
+      FROM generate_series(1, ${ORDERS}) g CROSS JOIN generate_series(1, 3) j
+      JOIN products p ON p.product_id = ${uuidSql('8000', '1 + (g * 7 + j * 13) % 5000')}`);
+    await runner.query(`UPDATE orders o SET total_amount = s.total, search_text = lower(concat_ws(' ', o.note, o.tracking_number, s.names))
+      FROM (SELECT order_id, sum(unit_price * quantity) AS total, string_agg(product_name, ' ' ORDER BY product_name) AS names
+            FROM order_items GROUP BY order_id) s WHERE s.order_id = o.order_id`);
+    await runner.query('SET session_replication_role = DEFAULT');
+    await runner.query(
+      `INSERT INTO order_status_counts (status, shard, n) SELECT status, 0, count(*) FROM orders GROUP BY status`,
+    );
+    await runner.query('VACUUM ANALYZE orders');
+    await runner.query('VACUUM ANALYZE order_items');
+    await runner.query('ANALYZE');
+    await runner.release();
+    seedSeconds = Math.round((Date.now() - started) / 1000);
+    console.log(`seeded ${ORDERS} orders with 3 items in ${seedSeconds} s`);
+  }
+  return { ds, url: url.toString(), seedSeconds };
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function latency(base, { method = 'GET', path: urlPath, headers, body }) {
+  const times = [];
+  let status = 0;
+  for (let i = 0; i < SAMPLES + 10; i += 1) {
+    const started = process.hrtime.bigint();
+    const res = await fetch(base + urlPath, { method, headers, body });
+    await res.arrayBuffer();
+    status = res.status;
+    if (i >= 10) times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const r = (x) => Math.round(x * 10) / 10;
+  return {
+    status,
+    p50: r(percentile(times, 50)),
+    p95: r(percentile(times, 95)),
+    p99: r(percentile(times, 99)),
+  };
+}
+
+async function throughput(base, { method = 'GET', path: urlPath, headers, body }) {
+  const result = await autocannon({
+    url: base + urlPath,
+    method,
+    headers,
+    body,
+    connections: 20,
+    duration: 8,
+  });
+  return Math.round(result['2xx'] / result.duration);
+}
+
+async function explain(ds, sql, params) {
+  const [row] = await ds.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+  const plan = row['QUERY PLAN'][0].Plan;
+  const nodes = [];
+  const walk = (node) => {
+    nodes.push(
+      `${node['Node Type']}${node['Relation Name'] ? ` on ${node['Relation Name']}` : ''}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}`,
+    );
+    for (const child of node.Plans ?? []) walk(child);
+  };
+  walk(plan);
+  const [text] = [await ds.query(`EXPLAIN ${sql}`, params)];
+  return {
+    nodes,
+    seqScanOnOrders: nodes.some((n) => n.startsWith('Seq Scan on orders')),
+    text: text.map((r) => r['QUERY PLAN']).join('\n'),
+  };
+}
+
+const { ds, url, seedSeconds } = await prepare();
+const config = loadConfig({
+  ...process.env,
+  DATABASE_URL: url,
+  JWT_SECRET: SECRET,
+  RATE_LIMIT_LIMIT: '1000000',
+  MIGRATIONS_RUN: 'false',
+  LOG_LEVEL: 'warn',
+  NODE_ENV: 'production',
+  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+});
+const app = await createHttpApp(config);
+await app.listen({ port: 0, host: '127.0.0.1' });
+const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+const customer = {
+  authorization: `Bearer ${await signAccessToken(SECRET, { sub: CUSTOMER, roles: ['CUSTOMER'], ttlSeconds: 7200 })}`,
+};
+const admin = {
+  authorization: `Bearer ${await signAccessToken(SECRET, { sub: randomUUID(), roles: ['ADMIN'], ttlSeconds: 7200 })}`,
+};
+const json = { 'content-type': 'application/json' };
+
+// Cursors at depth N: keyset values of row N of the admin's default order, signed as the service would.
+const codec = new CursorCodec(config.cursor.secret);
+async function cursorAt(depth) {
+  if (depth === 0) return '';
+  const [row] = await ds.query(
+    `SELECT created_at::text AS k0, order_id::text AS k1 FROM orders ORDER BY created_at DESC, order_id DESC OFFSET $1 LIMIT 1`,
+    [depth - 1],
+  );
+  return codec.encode(
+    { direction: 'next', values: [row.k0, row.k1] },
+    CursorCodec.binding({ filter: {}, scope: {}, sort: q.DEFAULT_SORT }),
+  );
+}
+
+const shapes = [
+  {
+    name: 'customer page 1',
+    headers: customer,
+    path: '/api/v1/orders',
+    filter: {},
+    scope: { customerId: CUSTOMER },
+  },
+  {
+    name: 'customer filtered (status + dates + amounts)',
+    headers: customer,
+    path: '/api/v1/orders?status=CREATED&status=CONFIRMED&dateFrom=2026-01-01&dateTo=2026-12-31&amountFrom=100&amountTo=20000',
+    filter: {
+      statuses: ['CREATED', 'CONFIRMED'],
+      dateFrom: '2026-01-01',
+      dateTo: '2026-12-31',
+      amountFrom: 100,
+      amountTo: 20000,
+    },
+    scope: { customerId: CUSTOMER },
+  },
+  {
+    name: 'customer q search',
+    headers: customer,
+    path: '/api/v1/orders?q=teapot',
+    filter: { q: 'teapot' },
+    scope: { customerId: CUSTOMER },
+  },
+  {
+    name: 'customer POST /search',
+    headers: { ...customer, ...json },
+    method: 'POST',
+    path: '/api/v1/orders/search',
+    body: JSON.stringify({
+      statuses: ['SHIPPED', 'DELIVERED'],
+      totalAmount: { from: 50 },
+      sort: [{ field: 'totalAmount', direction: 'DESC' }],
+    }),
+    filter: { statuses: ['SHIPPED', 'DELIVERED'], amountFrom: 50 },
+    sort: [{ field: 'totalAmount', direction: 'desc' }],
+    scope: { customerId: CUSTOMER },
+  },
+  {
+    name: 'admin offset page 1',
+    headers: admin,
+    path: '/api/v1/orders?page=1',
+    filter: {},
+    scope: {},
+    offset: 0,
+  },
+  {
+    name: 'admin offset page 1,000',
+    headers: admin,
+    path: '/api/v1/orders?page=1000',
+    filter: {},
+    scope: {},
+    offset: 19980,
+  },
+  {
+    name: 'admin offset page 20,000',
+    headers: admin,
+    path: '/api/v1/orders?page=20000',
+    filter: {},
+    scope: {},
+    offset: 399980,
+  },
+  {
+    name: 'admin offset page 1 by status',
+    headers: admin,
+    path: '/api/v1/orders?status=SHIPPED',
+    filter: { statuses: ['SHIPPED'] },
+    scope: {},
+  },
+  {
+    name: 'admin offset page 1 by customer',
+    headers: admin,
+    path: `/api/v1/orders?customerId=${CUSTOMER}`,
+    filter: { customerIds: [CUSTOMER] },
+    scope: {},
+  },
+];
+for (const depth of [0, 1000, 20000]) {
+  const cursor = await cursorAt(Math.min(depth * 20, ORDERS - 21));
+  shapes.push({
+    name: `admin cursor chunk at depth ${depth.toLocaleString('en')}`,
+    headers: admin,
+    path: `/api/v1/orders?cursor=${encodeURIComponent(cursor)}`,
+    filter: {},
+    scope: {},
+    keyset: depth === 0 ? undefined : true,
+  });
+}
+
+const results = [];
+for (const shape of shapes) {
+  const lat = await latency(base, shape);
+  const rps = await throughput(base, shape);
+  const p = new q.SqlParameters();
+  const sort = shape.sort ?? q.DEFAULT_SORT;
+  const where = q.whereConditions(shape.filter, shape.scope, p);
+  if (shape.keyset)
+    where.push(
+      q.keysetCondition(sort, ['2026-06-01 00:00:00+00', '00000000-0000-4000-a000-000000000001'], true, p),
+    );
+  const sql = `SELECT o.order_id FROM orders o ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${q.orderBy(sort)} LIMIT 21 OFFSET ${shape.offset ?? 0}`;
+  const plan = await explain(ds, sql, p.values);
+  let countPlan = null;
+  const onlyStatuses = Object.keys(shape.filter).every((k) => k === 'statuses');
+  if (!shape.path.includes('cursor=') && !(onlyStatuses && !shape.scope.customerId)) {
+    const cp = new q.SqlParameters();
+    const cw = q.whereConditions(shape.filter, shape.scope, cp);
+    countPlan = await explain(
+      ds,
+      `SELECT count(*) FROM orders o ${cw.length ? `WHERE ${cw.join(' AND ')}` : ''}`,
+      cp.values,
+    );
+  }
+  results.push({ name: shape.name, status: lat.status, ...lat, rps, plan, countPlan });
+  console.log(
+    `${shape.name}: ${lat.status} p50 ${lat.p50} ms, p95 ${lat.p95} ms, p99 ${lat.p99} ms, ${rps} req/s; seq scan on orders: ${plan.seqScanOnOrders}`,
+  );
+}
+await app.close();
+await ds.destroy();
+
+const summary = {
+  machine: `${os.cpus()[0].model}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+  orders: ORDERS,
+  seedSeconds,
+  samples: SAMPLES,
+  results,
+};
+mkdirSync(path.join(root, 'bench/results'), { recursive: true });
+writeFileSync(path.join(root, 'bench/results/lists.json'), JSON.stringify(summary, null, 2));
+const common = results.filter(
+  (r) => !r.name.startsWith('admin offset page 1,000') && !r.name.startsWith('admin offset page 20,000'),
+);
+const failures = common.filter((r) => r.plan.seqScanOnOrders || r.countPlan?.seqScanOnOrders);
+if (failures.length > 0) {
+  console.error(`sequential scan on orders in: ${failures.map((f) => f.name).join(', ')}`);
+  process.exit(1);
+}

@@ -1,0 +1,211 @@
+import { applyDecorators, SetMetadata, Type } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiHeader,
+  ApiOperation,
+  ApiResponse,
+  type HeaderObject,
+  type ReferenceObject,
+  type SchemaObject,
+} from '@nestjs/swagger';
+import type { AppConfig } from '../config/app-config';
+import type { ErrorCode } from '../problem/error-codes';
+import { DEPRECATION_HEADERS, etagHeader, RATE_LIMIT_HEADERS } from './components';
+
+// Helpers for `headers` of the success response, importable from here with the decorator.
+export { etagHeader, fileDownloadHeaders, locationHeader } from './components';
+
+/** A deprecated endpoint (contract, Versioning: Deprecation). */
+export interface EndpointDeprecation {
+  /** The replacement, as a path (`/api/v2/orders/{orderId}`); the description names it. */
+  successor: string;
+  /** When the endpoint is switched off: from then on it answers 410 and is left out of the document. */
+  sunset: (config: AppConfig) => Date;
+}
+
+export interface ApiEndpointOptions {
+  /** camelCase, action plus resource: `getOrders`, `confirmOrder` (contract, Interface description conventions). */
+  operationId: string;
+  /** At most 80 characters. */
+  summary: string;
+  /** Only where behaviour is not obvious: side effects, role dependence, atomicity. */
+  description?: string;
+  /**
+   * Codes this operation answers besides those every operation can (VALIDATION_ERROR, RATE_LIMIT_EXCEEDED,
+   * INTERNAL_ERROR, and UNAUTHORIZED unless `@Public()`; ACCESS_DENIED is added by `@Roles()`).
+   */
+  errors?: readonly ErrorCode[];
+  /** The JSON body of the success response: a model class, or `[Model]` for an array. Omit for no body. */
+  type?: Type<unknown> | [Type<unknown>];
+  /** A success body that is not a model, e.g. a file download: `{ type: 'string', format: 'binary' }`. */
+  schema?: SchemaObject | ReferenceObject;
+  /** Media types of `schema` (default `application/json`). */
+  contentTypes?: readonly string[];
+  /** 200 unless given (201 for a create, 202 for a task start, 204 for no content). */
+  successStatus?: number;
+  successDescription?: string;
+  /** Headers of the success response besides `RateLimit-*`: `locationHeader('the created order')`, `etagHeader()`. */
+  headers?: Record<string, HeaderObject>;
+  /**
+   * Conditional requests: `read` declares `If-None-Match` and the 304 answer, `write` declares `If-Match`
+   * and its 409 CONCURRENT_MODIFICATION. Both add `ETag` to the success response.
+   */
+  conditional?: 'read' | 'write';
+  deprecated?: EndpointDeprecation;
+}
+
+/**
+ * Metadata key of the options on the route handler. The document builder reads it to render the error
+ * responses, security and request headers (with what `@Public()`, `@Roles()` and `@Idempotent()` say) and
+ * the deprecation notice; the deprecation mechanism can read `deprecated` from it.
+ */
+export const API_ENDPOINT = 'openapi:endpoint';
+
+/**
+ * Declares one business operation the way the contract wants it: operationId, summary, the success
+ * response with its `RateLimit-*` headers, and request headers. When the document is built, each
+ * operation also gets one Problem Details response per status it can answer (listing the codes; 429 with
+ * its four headers), its security from `@Public()` / `@Roles()` and the `Idempotency-Key` header from
+ * `@Idempotent()`. Use it on every business endpoint instead of ApiOperation/ApiResponse; tag the
+ * controller with one plural capitalized tag (`@ApiTags('Orders')`). Enums in DTOs are named components:
+ * `@ApiProperty({ enum: ORDER_STATUSES, enumName: 'OrderStatus' })`.
+ */
+export function ApiEndpoint(options: ApiEndpointOptions): MethodDecorator {
+  const decorators: MethodDecorator[] = [
+    SetMetadata(API_ENDPOINT, options),
+    ApiOperation({
+      operationId: options.operationId,
+      summary: options.summary,
+      description: options.description,
+      deprecated: options.deprecated ? true : undefined,
+    }),
+    successResponse(options),
+    ...requestHeaders(options),
+  ];
+  if (options.conditional === 'read') {
+    decorators.push(
+      ApiResponse({
+        status: 304,
+        description: 'Not Modified: `If-None-Match` names the current version; no body.',
+        headers: etagHeader(),
+      }),
+    );
+  }
+  return applyDecorators(...decorators);
+}
+
+const SUCCESS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+};
+
+function successResponse(options: ApiEndpointOptions): MethodDecorator {
+  const status = options.successStatus ?? 200;
+  const description = options.successDescription ?? SUCCESS_TEXT[status] ?? 'Success';
+  const headers: Record<string, HeaderObject> = {
+    ...RATE_LIMIT_HEADERS,
+    ...(options.conditional ? etagHeader() : {}),
+    ...(options.deprecated ? DEPRECATION_HEADERS : {}),
+    ...options.headers,
+  };
+  if (options.type) return ApiResponse({ status, description, headers, type: options.type });
+  if (options.schema) {
+    const schema = options.schema;
+    const content = Object.fromEntries(
+      (options.contentTypes ?? ['application/json']).map((type) => [type, { schema }]),
+    );
+    return ApiResponse({ status, description, headers, content });
+  }
+  return ApiResponse({ status, description, headers });
+}
+
+function requestHeaders(options: ApiEndpointOptions): MethodDecorator[] {
+  const headers = [
+    ApiHeader({
+      name: 'Accept-Language',
+      required: false,
+      description:
+        'Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts.',
+      schema: { type: 'string', example: 'en' },
+    }),
+  ];
+  if (options.conditional === 'read') {
+    headers.push(
+      ApiHeader({
+        name: 'If-None-Match',
+        required: false,
+        description: 'An ETag seen before: while it is current the answer is 304 without a body.',
+      }),
+    );
+  }
+  if (options.conditional === 'write') {
+    headers.push(
+      ApiHeader({
+        name: 'If-Match',
+        required: false,
+        description: 'Change only while the resource has this ETag; otherwise 409 CONCURRENT_MODIFICATION.',
+      }),
+    );
+  }
+  return headers;
+}
+
+/** A text part of a multipart upload: text parts always declare their maximum length. */
+export interface MultipartTextField {
+  maxLength: number;
+  description?: string;
+  required?: boolean;
+}
+
+export interface ApiMultipartFileOptions {
+  /** Name of the file part (`file`). */
+  field: string;
+  maxBytes: number;
+  allowedTypes: readonly string[];
+  description?: string;
+  extraFields?: Record<string, MultipartTextField>;
+}
+
+/**
+ * Declares a `multipart/form-data` body with one required binary part and its limits: size (`maxLength`,
+ * in bytes), allowed types (the part's encoding `contentType`) and each text part's maxLength (contract,
+ * Interface description conventions 5). List FILE_TOO_LARGE and UNSUPPORTED_FILE_TYPE in `errors`.
+ */
+export function ApiMultipartFile(options: ApiMultipartFileOptions): MethodDecorator {
+  const extra = Object.entries(options.extraFields ?? {});
+  const required = [options.field, ...extra.filter(([, field]) => field.required).map(([name]) => name)];
+  return applyDecorators(
+    ApiConsumes('multipart/form-data'),
+    ApiBody({
+      schema: {
+        type: 'object',
+        required,
+        properties: {
+          [options.field]: {
+            type: 'string',
+            format: 'binary',
+            maxLength: options.maxBytes,
+            description:
+              `${options.description ?? 'The file'}: ${options.allowedTypes.join(', ')}, at most ` +
+              `${formatBytes(options.maxBytes)}. The type is checked from the content.`,
+          },
+          ...Object.fromEntries(
+            extra.map(([name, field]) => [
+              name,
+              { type: 'string', maxLength: field.maxLength, description: field.description },
+            ]),
+          ),
+        },
+      },
+      encoding: { [options.field]: { contentType: options.allowedTypes.join(', ') } },
+    }),
+  );
+}
+
+function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return Number.isInteger(mib) ? `${mib} MiB` : `${bytes} bytes`;
+}

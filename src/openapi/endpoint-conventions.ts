@@ -1,0 +1,159 @@
+import type { INestApplication, Type } from '@nestjs/common';
+import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
+import type { OpenAPIObject, OperationObject, ParameterObject, ResponseObject } from '@nestjs/swagger';
+import { PUBLIC_ROUTE, REQUIRED_ROLES } from '../auth/decorators';
+import type { AppConfig } from '../config/app-config';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_METADATA,
+  type IdempotentOptions,
+} from '../idempotency/idempotent.decorator';
+import { ErrorCode, ERROR_CODES, STATUS_TITLES } from '../problem/error-codes';
+import { PROBLEM_CONTENT_TYPE } from '../problem/problem';
+import { API_ENDPOINT, ApiEndpointOptions } from './api-endpoint.decorator';
+import { BEARER_SCHEME, SCHEMA, schemaRef, TOO_MANY_REQUESTS_HEADERS } from './components';
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** Every operation can answer these (contract, Errors 4; Limits: rate limit). */
+const ALWAYS: readonly ErrorCode[] = ['VALIDATION_ERROR', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'];
+
+interface Endpoint {
+  options: ApiEndpointOptions;
+  public: boolean;
+  roles?: readonly string[];
+  idempotent?: IdempotentOptions;
+}
+
+/**
+ * The `@ApiEndpoint` handlers of the application with what `@Public()`, `@Roles()` and `@Idempotent()`
+ * say about them; read here rather than repeated in ApiEndpoint, so the document cannot disagree with the
+ * guard and the interceptor that enforce them.
+ */
+function endpoints(app: INestApplication): Map<string, Endpoint> {
+  const reflector = new Reflector();
+  const scanner = new MetadataScanner();
+  const found = new Map<string, Endpoint>();
+  for (const module of app.get(ModulesContainer, { strict: false }).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as Type<unknown> | null;
+      if (!controller) continue;
+      const prototype = controller.prototype as Record<string, unknown>;
+      for (const name of scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[name] as (...args: unknown[]) => unknown;
+        const options = reflector.get<ApiEndpointOptions | undefined>(API_ENDPOINT, handler);
+        if (!options) continue;
+        if (found.has(options.operationId)) {
+          throw new Error(
+            `operationId ${options.operationId} is declared twice (${controller.name}.${name})`,
+          );
+        }
+        const targets = [handler, controller];
+        found.set(options.operationId, {
+          options,
+          public: reflector.getAllAndOverride<boolean | undefined>(PUBLIC_ROUTE, targets) === true,
+          roles: reflector.getAllAndOverride<string[] | undefined>(REQUIRED_ROLES, targets),
+          idempotent: reflector.get<IdempotentOptions | undefined>(IDEMPOTENT_METADATA, handler),
+        });
+      }
+    }
+  }
+  return found;
+}
+
+function errorCodes(endpoint: Endpoint): ErrorCode[] {
+  const { options } = endpoint;
+  const codes = new Set<ErrorCode>([...ALWAYS, ...(options.errors ?? [])]);
+  if (!endpoint.public) codes.add('UNAUTHORIZED');
+  if (endpoint.roles?.length) codes.add('ACCESS_DENIED');
+  if (endpoint.idempotent) {
+    codes.add('IDEMPOTENCY_KEY_REUSED');
+    codes.add('IDEMPOTENCY_KEY_IN_PROGRESS');
+  }
+  if (options.conditional === 'write') codes.add('CONCURRENT_MODIFICATION');
+  return [...codes];
+}
+
+/** One Problem Details response per status, its description naming the codes (contract, Errors). */
+function errorResponses(codes: ErrorCode[]): Record<string, ResponseObject> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes)
+    byStatus.set(ERROR_CODES[code], [...(byStatus.get(ERROR_CODES[code]) ?? []), code]);
+  return Object.fromEntries(
+    [...byStatus.entries()].map(([status, statusCodes]) => [
+      String(status),
+      {
+        description: `${STATUS_TITLES[status] ?? 'Error'}: ${statusCodes.join(', ')}.`,
+        ...(status === 429 ? { headers: TOO_MANY_REQUESTS_HEADERS } : {}),
+        content: { [PROBLEM_CONTENT_TYPE]: { schema: schemaRef(SCHEMA.problem) } },
+      },
+    ]),
+  );
+}
+
+function idempotencyKeyParameter(options: IdempotentOptions): ParameterObject {
+  return {
+    name: IDEMPOTENCY_KEY_HEADER,
+    in: 'header',
+    required: options.required === true,
+    description:
+      'A uuid per business operation: a retry with the same key and body replays the first response ' +
+      '(`Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.',
+    schema: { type: 'string', format: 'uuid' },
+  };
+}
+
+/** Responses in status order, as a reader scans them. */
+function sortedResponses(responses: Record<string, ResponseObject>): Record<string, ResponseObject> {
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/**
+ * Completes every `@ApiEndpoint` operation: error responses, security, the `Idempotency-Key` header, the
+ * roles and deprecation notes.
+ * A deprecated operation whose sunset is past is left out (contract, Versioning: Deprecation 4).
+ */
+export function applyEndpointConventions(
+  document: OpenAPIObject,
+  app: INestApplication,
+  config: AppConfig,
+  now: Date,
+): void {
+  const declared = endpoints(app);
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation: OperationObject | undefined = item[method];
+      const endpoint = operation?.operationId ? declared.get(operation.operationId) : undefined;
+      if (!operation || !endpoint) continue;
+      const deprecation = endpoint.options.deprecated;
+      const sunset = deprecation?.sunset(config);
+      if (sunset && sunset.getTime() <= now.getTime()) {
+        delete item[method];
+        continue;
+      }
+      operation.responses = sortedResponses({
+        ...(operation.responses as Record<string, ResponseObject>),
+        ...errorResponses(errorCodes(endpoint)),
+      });
+      if (endpoint.idempotent) {
+        operation.parameters = [
+          ...(operation.parameters ?? []),
+          idempotencyKeyParameter(endpoint.idempotent),
+        ];
+      }
+      if (endpoint.public) delete operation.security;
+      else operation.security = [{ [BEARER_SCHEME]: [] }];
+      const notes = [operation.description];
+      if (endpoint.roles?.length) notes.push(`Allowed roles: ${endpoint.roles.join(', ')}.`);
+      if (deprecation && sunset) {
+        notes.unshift(
+          `Deprecated: use \`${deprecation.successor}\` instead. Removed on ${sunset.toISOString().slice(0, 10)} ` +
+            '(the `Sunset` header); it then answers 410 ENDPOINT_REMOVED.',
+        );
+      }
+      const description = notes.filter(Boolean).join('\n\n');
+      if (description) operation.description = description;
+    }
+    if (!HTTP_METHODS.some((method) => item[method])) delete document.paths[path];
+  }
+}

@@ -1,0 +1,33 @@
+import { LoggerService, LogLevel, VersioningType } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { AppModule, ModuleImports } from '../app.module';
+import { OPERATIONAL_PATHS } from '../bootstrap/http-app';
+import type { AppConfig } from '../config/app-config';
+import { buildOpenApiDocument } from './openapi';
+
+/**
+ * The document of the HTTP application without starting it: Nest's preview mode resolves the module graph
+ * and reads the controllers' metadata but instantiates no provider, so no database, Redis or queue is
+ * touched (`npm run openapi` works anywhere). Routing mirrors createHttpApp; a test checks that this
+ * document equals the one the running app serves.
+ */
+export async function generateOpenApiDocument(
+  config: AppConfig,
+  options: { extraImports?: ModuleImports; logger?: LoggerService | LogLevel[] } = {},
+): Promise<OpenAPIObject> {
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forHttp(config, options.extraImports),
+    new FastifyAdapter(),
+    // Nest's logger is process-wide: the default only hides the banner that preview mode prints.
+    { preview: true, logger: options.logger ?? ['error'], abortOnError: false },
+  );
+  try {
+    app.setGlobalPrefix('api', { exclude: OPERATIONAL_PATHS });
+    app.enableVersioning({ type: VersioningType.URI, prefix: 'v' });
+    return buildOpenApiDocument(app, config);
+  } finally {
+    await app.close();
+  }
+}

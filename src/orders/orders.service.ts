@@ -1,0 +1,391 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { Caller, isAdmin } from '../auth/caller';
+import { entityTag } from '../http/conditional-requests';
+import { OffsetPage, offsetOf, offsetPage } from '../paging/offset-page';
+import { AppException } from '../problem/app-exception';
+import { ProductEntity } from '../products/product.entity';
+import { UsersService } from '../users/users.service';
+import {
+  assertValidStateMachine,
+  failedGuard,
+  GUARD_ERRORS,
+  isAllowed,
+  ORDER_TRANSITIONS,
+  OrderAction,
+  OrderEdit,
+  TransitionTimestamp,
+} from './domain/order-state-machine';
+import { OrderItemEntity } from './order-item.entity';
+import { OrderLinesPricer, PricedLine, RequestedLine } from './order-lines';
+import { OrderRecord } from './order.view';
+import { OrderEntity } from './order.entity';
+
+/** Called with the order's current ETag before a change; throws when the client's If-Match disagrees. */
+export type Precondition = (currentEtag: string) => void;
+const NO_PRECONDITION: Precondition = () => undefined;
+
+export interface DeliveryAddress {
+  streetName: string;
+  zipCode: string;
+}
+
+export interface OrderDraft {
+  items?: RequestedLine[];
+  deliveryAddress?: DeliveryAddress;
+  note?: string;
+}
+
+/** A merge patch: `undefined` leaves a field alone, `null` removes it. */
+export interface OrderPatch {
+  note?: string | null;
+  deliveryAddress?: { streetName?: string | null; zipCode?: string | null } | null;
+}
+
+export interface ActionParams {
+  reason?: string;
+  trackingNumber?: string;
+  carrier?: string;
+}
+
+const STAMP_COLUMNS: Record<TransitionTimestamp, keyof OrderEntity> = {
+  confirmedAt: 'confirmedAt',
+  shippedAt: 'shippedAt',
+  deliveredAt: 'deliveredAt',
+  cancelledAt: 'cancelledAt',
+  refundedAt: 'refundedAt',
+};
+
+export function orderEtag(order: OrderEntity): string {
+  return entityTag(order.orderId, order.version);
+}
+
+/**
+ * The rules of orders: ownership, the state machine, stock reservation, totals. Every change runs in one
+ * transaction with the order row locked (`FOR UPDATE`), so concurrent writers serialize and If-Match is
+ * checked against the version that will be changed.
+ */
+@Injectable()
+export class OrdersService implements OnModuleInit {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly lines: OrderLinesPricer,
+    private readonly users: UsersService,
+  ) {}
+
+  onModuleInit(): void {
+    assertValidStateMachine();
+  }
+
+  async get(caller: Caller, orderId: string): Promise<OrderRecord> {
+    const order = await this.load(this.dataSource.manager, caller, orderId, false);
+    return { order, items: await this.itemsOf(this.dataSource.manager, orderId) };
+  }
+
+  /** The `latest` alias: the caller's most recent order. */
+  async latest(caller: Caller): Promise<OrderRecord> {
+    const order = await this.dataSource.manager.findOne(OrderEntity, {
+      where: { customerId: caller.userId },
+      order: { createdAt: 'DESC', orderId: 'DESC' },
+    });
+    if (!order) throw new AppException('ORDER_NOT_FOUND', { args: { orderId: 'latest' } });
+    return { order, items: await this.itemsOf(this.dataSource.manager, order.orderId) };
+  }
+
+  async create(caller: Caller, draft: OrderDraft & { customerId?: string }): Promise<OrderRecord> {
+    const customerId = (draft.customerId ?? caller.userId).toLowerCase();
+    if (customerId !== caller.userId && !isAdmin(caller)) throw new AppException('ACCESS_DENIED');
+    return this.dataSource.transaction(async (manager) => {
+      const priced = await this.lines.price(manager, draft.items ?? [], (i) => `items[${i}].`);
+      if (customerId !== caller.userId) await this.users.ensureCustomer(manager, customerId);
+      const order = await manager.save(
+        manager.create(OrderEntity, {
+          customerId,
+          deliveryStreetName: draft.deliveryAddress?.streetName ?? null,
+          deliveryZipCode: draft.deliveryAddress?.zipCode ?? null,
+          note: draft.note ?? null,
+          totalAmount: '0',
+        }),
+      );
+      await this.insertLines(manager, order.orderId, priced);
+      return this.reload(manager, order.orderId, { touch: false });
+    });
+  }
+
+  async replace(
+    caller: Caller,
+    orderId: string,
+    draft: OrderDraft,
+    precondition = NO_PRECONDITION,
+  ): Promise<OrderRecord> {
+    return this.change(caller, orderId, 'replace', precondition, async (manager, order) => {
+      const priced = await this.lines.price(manager, draft.items ?? [], (i) => `items[${i}].`);
+      await manager.delete(OrderItemEntity, { orderId: order.orderId });
+      await this.insertLines(manager, order.orderId, priced);
+      await manager.update(OrderEntity, order.orderId, {
+        deliveryStreetName: draft.deliveryAddress?.streetName ?? null,
+        deliveryZipCode: draft.deliveryAddress?.zipCode ?? null,
+        note: draft.note ?? null,
+      });
+    });
+  }
+
+  async patch(
+    caller: Caller,
+    orderId: string,
+    patch: OrderPatch,
+    precondition = NO_PRECONDITION,
+  ): Promise<OrderRecord> {
+    return this.change(caller, orderId, 'patch', precondition, async (manager, order) => {
+      const changes: Partial<OrderEntity> = {};
+      if (patch.note !== undefined) changes.note = patch.note;
+      if (patch.deliveryAddress === null) {
+        changes.deliveryStreetName = null;
+        changes.deliveryZipCode = null;
+      } else if (patch.deliveryAddress !== undefined) {
+        const street =
+          patch.deliveryAddress.streetName === undefined
+            ? order.deliveryStreetName
+            : patch.deliveryAddress.streetName;
+        const zip =
+          patch.deliveryAddress.zipCode === undefined ? order.deliveryZipCode : patch.deliveryAddress.zipCode;
+        if ((street === null) !== (zip === null)) {
+          // An address is both parts or nothing: name the part that is missing.
+          throw AppException.validation([
+            {
+              field: street === null ? 'deliveryAddress.streetName' : 'deliveryAddress.zipCode',
+              code: 'REQUIRED',
+            },
+          ]);
+        }
+        changes.deliveryStreetName = street;
+        changes.deliveryZipCode = zip;
+      }
+      if (Object.keys(changes).length > 0) await manager.update(OrderEntity, order.orderId, changes);
+    });
+  }
+
+  async remove(caller: Caller, orderId: string, precondition = NO_PRECONDITION): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const order = await this.load(manager, caller, orderId, true);
+      precondition(orderEtag(order));
+      this.assertAllowed('delete', order);
+      await manager.delete(OrderEntity, order.orderId);
+    });
+  }
+
+  /** Runs an action of the state machine: permission, state, guard, effects and stamp in one transaction. */
+  async act(
+    caller: Caller,
+    orderId: string,
+    action: OrderAction,
+    params: ActionParams = {},
+    precondition = NO_PRECONDITION,
+  ): Promise<OrderRecord> {
+    const transition = ORDER_TRANSITIONS[action];
+    if (transition.permission === 'ADMIN' && !isAdmin(caller)) throw new AppException('ACCESS_DENIED');
+    return this.dataSource.transaction(async (manager) => {
+      const order = await this.load(manager, caller, orderId, true);
+      precondition(orderEtag(order));
+      this.assertAllowed(action, order);
+      const itemCount = await manager.count(OrderItemEntity, { where: { orderId: order.orderId } });
+      const failed = failedGuard(transition, {
+        itemCount,
+        hasDeliveryAddress: order.deliveryStreetName !== null,
+      });
+      if (failed) throw new AppException(GUARD_ERRORS[failed]);
+
+      for (const effect of transition.effects[order.status] ?? []) {
+        if (effect === 'RESERVE_STOCK') await this.reserveStock(manager, order.orderId);
+        if (effect === 'RELEASE_STOCK') await this.releaseStock(manager, order.orderId);
+      }
+      // The database clock stamps every change, so timestamps of one order are mutually consistent.
+      const changes: Record<string, unknown> = {
+        status: transition.to,
+        [STAMP_COLUMNS[transition.stamps]]: () => 'now()',
+      };
+      if (action === 'cancel') changes.cancellationReason = params.reason ?? null;
+      if (action === 'refund') changes.refundReason = params.reason ?? null;
+      if (action === 'ship') {
+        changes.trackingNumber = params.trackingNumber ?? null;
+        changes.carrier = params.carrier ?? null;
+      }
+      await manager.update(OrderEntity, order.orderId, changes);
+      return this.reload(manager, order.orderId, { touch: true });
+    });
+  }
+
+  async listItems(
+    caller: Caller,
+    orderId: string,
+    query: { page: number; size: number },
+  ): Promise<OffsetPage<OrderItemEntity>> {
+    const manager = this.dataSource.manager;
+    await this.load(manager, caller, orderId, false);
+    const [items, total] = await manager.findAndCount(OrderItemEntity, {
+      where: { orderId },
+      order: { createdAt: 'ASC', itemId: 'ASC' },
+      skip: offsetOf(query),
+      take: query.size,
+    });
+    return offsetPage(items, total, query);
+  }
+
+  async getItem(caller: Caller, orderId: string, itemId: string): Promise<OrderItemEntity> {
+    await this.load(this.dataSource.manager, caller, orderId, false);
+    const item = await this.dataSource.manager.findOne(OrderItemEntity, { where: { orderId, itemId } });
+    if (!item) throw new AppException('ITEM_NOT_FOUND', { args: { itemId } });
+    return item;
+  }
+
+  async addItem(
+    caller: Caller,
+    orderId: string,
+    line: RequestedLine,
+    precondition = NO_PRECONDITION,
+  ): Promise<{ record: OrderRecord; item: OrderItemEntity }> {
+    let itemId = '';
+    const record = await this.change(caller, orderId, 'changeItems', precondition, async (manager, order) => {
+      const existing = await manager.find(OrderItemEntity, {
+        where: { orderId: order.orderId, productId: line.productId },
+      });
+      // Stock is checked for what the order would hold of this product after the change.
+      const already = existing.reduce((sum, i) => sum + i.quantity, 0);
+      const [checked] = await this.lines.price(
+        manager,
+        [{ ...line, quantity: already + line.quantity }],
+        () => '',
+      );
+      [itemId] = await this.insertLines(manager, order.orderId, [{ ...checked, quantity: line.quantity }]);
+    });
+    const item = record.items.find((i) => i.itemId === itemId) as OrderItemEntity;
+    return { record, item };
+  }
+
+  async removeItem(
+    caller: Caller,
+    orderId: string,
+    itemId: string,
+    precondition = NO_PRECONDITION,
+  ): Promise<OrderRecord> {
+    return this.change(caller, orderId, 'changeItems', precondition, async (manager, order) => {
+      const result = await manager.delete(OrderItemEntity, { orderId: order.orderId, itemId });
+      if (!result.affected) throw new AppException('ITEM_NOT_FOUND', { args: { itemId } });
+    });
+  }
+
+  /** Status of an order for the deprecated endpoint. */
+  async statusOf(caller: Caller, orderId: string): Promise<string> {
+    return (await this.load(this.dataSource.manager, caller, orderId, false)).status;
+  }
+
+  /** Locks the order, checks precondition and state, applies the change, recomputes the total, bumps the version. */
+  private change(
+    caller: Caller,
+    orderId: string,
+    edit: OrderEdit,
+    precondition: Precondition,
+    apply: (manager: EntityManager, order: OrderEntity) => Promise<void>,
+  ): Promise<OrderRecord> {
+    return this.dataSource.transaction(async (manager) => {
+      const order = await this.load(manager, caller, orderId, true);
+      precondition(orderEtag(order));
+      this.assertAllowed(edit, order);
+      await apply(manager, order);
+      return this.reload(manager, order.orderId, { touch: true });
+    });
+  }
+
+  private assertAllowed(operation: OrderAction | OrderEdit, order: OrderEntity): void {
+    if (!isAllowed(operation, order.status)) {
+      throw new AppException('INVALID_ORDER_STATE', { args: { status: order.status } });
+    }
+  }
+
+  private async load(
+    manager: EntityManager,
+    caller: Caller,
+    orderId: string,
+    lock: boolean,
+  ): Promise<OrderEntity> {
+    const order = await manager.findOne(OrderEntity, {
+      where: { orderId },
+      ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    if (!order) throw new AppException('ORDER_NOT_FOUND', { args: { orderId } });
+    if (order.customerId !== caller.userId && !isAdmin(caller)) throw new AppException('ACCESS_DENIED');
+    return order;
+  }
+
+  /** Recomputes the total from the lines and, for changes, bumps version and updatedAt. */
+  private async reload(
+    manager: EntityManager,
+    orderId: string,
+    { touch }: { touch: boolean },
+  ): Promise<OrderRecord> {
+    await manager.query(
+      `UPDATE orders SET total_amount = COALESCE(
+         (SELECT sum(unit_price * quantity) FROM order_items WHERE order_id = $1), 0)
+       ${touch ? ', version = version + 1, updated_at = now()' : ''}
+       WHERE order_id = $1`,
+      [orderId],
+    );
+    const order = await manager.findOneOrFail(OrderEntity, { where: { orderId } });
+    return { order, items: await this.itemsOf(manager, orderId) };
+  }
+
+  private async insertLines(manager: EntityManager, orderId: string, lines: PricedLine[]): Promise<string[]> {
+    if (lines.length === 0) return [];
+    const result = await manager
+      .createQueryBuilder()
+      .insert()
+      .into(OrderItemEntity)
+      .values(lines.map((l) => ({ orderId, ...l })))
+      .returning(['itemId'])
+      .execute();
+    return (result.raw as Array<{ item_id: string }>).map((r) => r.item_id);
+  }
+
+  /**
+   * One conditional update per product, in product order so concurrent confirms never deadlock; a product
+   * short of stock fails the whole confirm (the transaction rolls back the rows already reserved).
+   */
+  private async reserveStock(manager: EntityManager, orderId: string): Promise<void> {
+    for (const { productId, quantity } of await this.quantitiesByProduct(manager, orderId)) {
+      const result = await manager
+        .createQueryBuilder()
+        .update(ProductEntity)
+        .set({ stock: () => 'stock - :quantity', version: () => 'version + 1', updatedAt: () => 'now()' })
+        .where('product_id = :productId AND stock >= :quantity', { productId, quantity })
+        .execute();
+      if (!result.affected) throw new AppException('INSUFFICIENT_STOCK');
+    }
+  }
+
+  private async releaseStock(manager: EntityManager, orderId: string): Promise<void> {
+    for (const { productId, quantity } of await this.quantitiesByProduct(manager, orderId)) {
+      await manager
+        .createQueryBuilder()
+        .update(ProductEntity)
+        .set({ stock: () => 'stock + :quantity', version: () => 'version + 1', updatedAt: () => 'now()' })
+        .where('product_id = :productId', { productId, quantity })
+        .execute();
+    }
+  }
+
+  private async quantitiesByProduct(
+    manager: EntityManager,
+    orderId: string,
+  ): Promise<Array<{ productId: string; quantity: number }>> {
+    const rows: Array<{ product_id: string; quantity: number }> = await manager.query(
+      `SELECT product_id, sum(quantity)::int AS quantity FROM order_items WHERE order_id = $1
+       GROUP BY product_id ORDER BY product_id`,
+      [orderId],
+    );
+    return rows.map((r) => ({ productId: r.product_id, quantity: r.quantity }));
+  }
+
+  private itemsOf(manager: EntityManager, orderId: string): Promise<OrderItemEntity[]> {
+    return manager.find(OrderItemEntity, { where: { orderId }, order: { createdAt: 'ASC', itemId: 'ASC' } });
+  }
+}

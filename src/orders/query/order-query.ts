@@ -1,0 +1,117 @@
+import type { OrderStatus } from '../domain/order-status';
+
+/**
+ * One query builder for every order list: the GET list (offset or cursor paging) and POST /orders/search
+ * reduce their parameters to an OrderFilter and sort keys, and this turns them into parameterized SQL.
+ * User input only ever travels as bind parameters.
+ */
+export const SORT_FIELDS = ['createdAt', 'updatedAt', 'totalAmount', 'status'] as const;
+export type SortField = (typeof SORT_FIELDS)[number];
+export type SortDirection = 'asc' | 'desc';
+export interface SortKey {
+  field: SortField;
+  direction: SortDirection;
+}
+export const DEFAULT_SORT: SortKey[] = [{ field: 'createdAt', direction: 'desc' }];
+
+export interface OrderFilter {
+  customerIds?: string[];
+  statuses?: OrderStatus[];
+  /** Inclusive UTC calendar dates (YYYY-MM-DD) of createdAt. */
+  dateFrom?: string;
+  dateTo?: string;
+  amountFrom?: number;
+  amountTo?: number;
+  q?: string;
+  regionIds?: number[];
+  segment?: string;
+}
+
+/** Who may be seen: a customer only their own orders; an admin everyone's. */
+export interface OrderScope {
+  customerId?: string;
+}
+
+/** Sort expressions and the SQL types their cursor values are cast back to. `updatedAt` falls back to createdAt. */
+const SORT_SQL: Record<SortField, { expression: string; type: string }> = {
+  createdAt: { expression: 'o.created_at', type: 'timestamptz' },
+  updatedAt: { expression: 'COALESCE(o.updated_at, o.created_at)', type: 'timestamptz' },
+  totalAmount: { expression: 'o.total_amount', type: 'numeric' },
+  status: { expression: 'o.status', type: 'text' },
+};
+
+export class SqlParameters {
+  readonly values: unknown[] = [];
+
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export function whereConditions(filter: OrderFilter, scope: OrderScope, p: SqlParameters): string[] {
+  const where: string[] = [];
+  if (scope.customerId) where.push(`o.customer_id = ${p.add(scope.customerId)}`);
+  if (filter.customerIds?.length) where.push(`o.customer_id = ANY(${p.add(filter.customerIds)}::uuid[])`);
+  if (filter.statuses?.length) where.push(`o.status = ANY(${p.add(filter.statuses)}::text[])`);
+  if (filter.dateFrom)
+    where.push(`o.created_at >= (${p.add(filter.dateFrom)}::date)::timestamp AT TIME ZONE 'UTC'`);
+  if (filter.dateTo)
+    where.push(`o.created_at < (${p.add(filter.dateTo)}::date + 1)::timestamp AT TIME ZONE 'UTC'`);
+  if (filter.amountFrom !== undefined) where.push(`o.total_amount >= ${p.add(filter.amountFrom)}`);
+  if (filter.amountTo !== undefined) where.push(`o.total_amount <= ${p.add(filter.amountTo)}`);
+  if (filter.q) where.push(`o.search_text LIKE ${p.add(`%${escapeLike(filter.q.toLowerCase())}%`)}`);
+  if (filter.regionIds?.length || filter.segment) {
+    const users: string[] = [];
+    if (filter.regionIds?.length) users.push(`u.region_id = ANY(${p.add(filter.regionIds)}::int[])`);
+    if (filter.segment) users.push(`u.segment = ${p.add(filter.segment)}`);
+    where.push(`o.customer_id IN (SELECT u.user_id FROM users u WHERE ${users.join(' AND ')})`);
+  }
+  return where;
+}
+
+/** The tie-breaker follows the last key's direction, so the full key is one consistent order. */
+function keys(sort: SortKey[]): Array<{ expression: string; type: string; direction: SortDirection }> {
+  const last = sort[sort.length - 1]?.direction ?? 'desc';
+  return [
+    ...sort.map((k) => ({ ...SORT_SQL[k.field], direction: k.direction })),
+    { expression: 'o.order_id', type: 'uuid', direction: last },
+  ];
+}
+
+export function orderBy(sort: SortKey[], reverse = false): string {
+  return keys(sort)
+    .map((k) => `${k.expression} ${(k.direction === 'asc') !== reverse ? 'ASC' : 'DESC'}`)
+    .join(', ');
+}
+
+/** The key values of a row as text (exact: microsecond timestamps and numerics survive the round trip). */
+export function keySelect(sort: SortKey[]): string {
+  return keys(sort)
+    .map((k, i) => `(${k.expression})::text AS k${i}`)
+    .join(', ');
+}
+
+/**
+ * Keyset condition: rows strictly after (or before) the row whose keys are `values`, in the sort order.
+ * Expanded as (a > x) OR (a = x AND b > y) OR … so mixed directions work.
+ */
+export function keysetCondition(sort: SortKey[], values: string[], after: boolean, p: SqlParameters): string {
+  const all = keys(sort);
+  const placeholders = all.map((k, i) => `${p.add(values[i])}::${k.type}`);
+  const alternatives = all.map((k, i) => {
+    const equal = all.slice(0, i).map((prev, j) => `${prev.expression} = ${placeholders[j]}`);
+    const forward = k.direction === 'asc' ? '>' : '<';
+    const backward = k.direction === 'asc' ? '<' : '>';
+    return [...equal, `${k.expression} ${after ? forward : backward} ${placeholders[i]}`].join(' AND ');
+  });
+  return `(${alternatives.map((a) => `(${a})`).join(' OR ')})`;
+}
+
+export function keyCount(sort: SortKey[]): number {
+  return sort.length + 1;
+}

@@ -1,0 +1,32 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+
+export const PRODUCT_STATUSES = ['ACTIVE', 'DISCONTINUED'] as const;
+export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
+
+@Entity({ name: 'products' })
+export class ProductEntity {
+  @PrimaryGeneratedColumn('uuid', { name: 'product_id' })
+  productId: string;
+
+  @Column({ type: 'text' })
+  name: string;
+
+  /** numeric(12,2) arrives as a string: kept exact, converted only for output. */
+  @Column({ type: 'numeric', precision: 12, scale: 2 })
+  price: string;
+
+  @Column({ type: 'integer' })
+  stock: number;
+
+  @Column({ type: 'text' })
+  status: ProductStatus;
+
+  @Column({ type: 'integer', default: 1 })
+  version: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', nullable: true })
+  updatedAt: Date | null;
+}

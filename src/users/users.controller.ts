@@ -1,0 +1,63 @@
+import { Body, Controller, Get, Put } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { type Caller, isAdmin } from '../auth/caller';
+import { CurrentCaller } from '../auth/decorators';
+import { ApiEndpoint } from '../openapi/api-endpoint.decorator';
+import { AppException } from '../problem/app-exception';
+import { UuidParam } from '../validation/uuid-param.decorator';
+import { ReplaceProfileRequest, UserResponse } from './user.dto';
+import { UserEntity } from './user.entity';
+import { UsersService } from './users.service';
+
+function toUserResponse(user: UserEntity): UserResponse {
+  return {
+    userId: user.userId,
+    roles: user.roles,
+    displayName: user.displayName ?? undefined,
+    email: user.email ?? undefined,
+    regionId: user.regionId ?? undefined,
+    segment: user.segment ?? undefined,
+    createdAt: user.createdAt,
+    updatedAt: user.updatedAt ?? undefined,
+  };
+}
+
+/** Profiles. `me` stands for the caller's own id; the literal route wins over `{userId}`. */
+@ApiTags('Users')
+@Controller({ path: 'users', version: '1' })
+export class UsersController {
+  constructor(private readonly users: UsersService) {}
+
+  @Get('me')
+  @ApiEndpoint({ operationId: 'getCurrentUser', summary: "Get the caller's profile", type: UserResponse })
+  async me(@CurrentCaller() caller: Caller): Promise<UserResponse> {
+    return toUserResponse(await this.users.get(caller.userId));
+  }
+
+  @Put('me')
+  @ApiEndpoint({
+    operationId: 'updateCurrentUser',
+    summary: "Replace the caller's profile fields",
+    type: UserResponse,
+  })
+  async replaceMe(
+    @CurrentCaller() caller: Caller,
+    @Body() body: ReplaceProfileRequest,
+  ): Promise<UserResponse> {
+    return toUserResponse(await this.users.replaceProfile(caller.userId, body));
+  }
+
+  @Get(':userId')
+  @ApiEndpoint({
+    operationId: 'getUser',
+    summary: 'Get a user profile (admin, or the caller themself)',
+    description:
+      'Administrators may read any profile; other callers only their own (else 403 ACCESS_DENIED).',
+    errors: ['USER_NOT_FOUND', 'ACCESS_DENIED'],
+    type: UserResponse,
+  })
+  async get(@CurrentCaller() caller: Caller, @UuidParam('userId') userId: string): Promise<UserResponse> {
+    if (userId !== caller.userId && !isAdmin(caller)) throw new AppException('ACCESS_DENIED');
+    return toUserResponse(await this.users.get(userId));
+  }
+}

@@ -1,0 +1,47 @@
+import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
+import { ClassConstructor, plainToInstance } from 'class-transformer';
+import { validate, ValidatorOptions } from 'class-validator';
+import { AppException } from '../problem/app-exception';
+import { toViolations } from './violations';
+
+/** Parameter types that are plain values, not DTOs; everything else with a class type is validated. */
+const NOT_DTOS: ReadonlySet<unknown> = new Set([String, Number, Boolean, Array, Object, Date, Buffer]);
+
+function isDtoClass(metatype: unknown): metatype is ClassConstructor<object> {
+  return typeof metatype === 'function' && !NOT_DTOS.has(metatype);
+}
+
+/**
+ * Unknown fields are violations (UNKNOWN_FIELD) at any depth. `forbidUnknownValues` stays off: with the
+ * whitelist on, an object of an undecorated class can carry no field anyway, and an empty DTO class (a body
+ * that must be `{}`) stays usable.
+ */
+const VALIDATOR_OPTIONS: ValidatorOptions = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: false,
+  // target and value stay in the errors (the violation mapper reads them); they never reach a response.
+  validationError: { target: true, value: true },
+};
+
+/**
+ * The global pipe of every `@Body()`, `@Query()` and `@Param()` typed with a DTO class: turns the plain
+ * input into the DTO (class-transformer: `@Type`, `@ToArray`) and validates it (class-validator), reporting
+ * every invalid field at once as one 400 VALIDATION_ERROR. Custom parameter decorators are left alone.
+ */
+@Injectable()
+export class ValidationPipe implements PipeTransform<unknown> {
+  async transform(value: unknown, { type, metatype, data }: ArgumentMetadata): Promise<unknown> {
+    if (type === 'custom' || !isDtoClass(metatype)) return value;
+    const root = data ?? '';
+    // An absent body (no body, or an empty one) is an empty object: each required field is reported.
+    const input = value === undefined ? {} : value;
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      throw AppException.validation([{ field: root, code: 'INVALID_TYPE', args: { type: 'object' } }]);
+    }
+    const dto = plainToInstance(metatype, input);
+    const errors = await validate(dto, VALIDATOR_OPTIONS);
+    if (errors.length > 0) throw AppException.validation(toViolations(errors, root));
+    return dto;
+  }
+}

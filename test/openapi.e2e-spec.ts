@@ -1,0 +1,420 @@
+import { randomUUID } from 'node:crypto';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type {
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
+  ResponseObject,
+  SchemaObject,
+} from '@nestjs/swagger';
+import { createHttpApp } from '../src/bootstrap/http-app';
+import { loadConfig } from '../src/config/app-config';
+import { AppLogger, createPinoLogger } from '../src/logging/app-logger';
+import { generateOpenApiDocument } from '../src/openapi/offline-document';
+import { buildOpenApiDocument } from '../src/openapi/openapi';
+import { ERROR_CODE_NAMES, ERROR_CODES, VIOLATION_CODES } from '../src/problem/error-codes';
+import { spectralLintDocument } from './spectral/lint';
+import { OpenApiProbeModule, PAST_SUNSET, PROBE_KINDS, PROBE_PATH } from './support/probes/openapi.probe';
+import { bootTestApp, TestApp } from './support/test-app';
+import { bearer } from './support/tokens';
+
+const RATE_LIMIT = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+
+function operation(document: OpenAPIObject, path: string, method: 'get' | 'post'): OperationObject {
+  const found = document.paths[path]?.[method];
+  if (!found) throw new Error(`${method.toUpperCase()} ${path} is not in the document`);
+  return found;
+}
+
+const response = (op: OperationObject, status: number) => op.responses[String(status)] as ResponseObject;
+const headerParameters = (op: OperationObject) =>
+  ((op.parameters ?? []) as ParameterObject[]).filter((p) => p.in === 'header');
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let served: LightMyRequestResponse;
+  let document: OpenAPIObject;
+
+  beforeAll(async () => {
+    t = await bootTestApp({}, [OpenApiProbeModule]);
+    served = await t.app.inject({ method: 'GET', url: '/docs/openapi.json' });
+    document = served.json();
+  });
+  afterAll(() => t.close());
+
+  describe('serving', () => {
+    it('serves the document at /docs/openapi.json without a token or rate limit', () => {
+      expect(served.statusCode).toBe(200);
+      expect(served.headers['content-type']).toMatch(/^application\/json/);
+      expect(served.headers['ratelimit-limit']).toBeUndefined();
+      expect(document.openapi).toMatch(/^3\./);
+      expect(document.info).toMatchObject({ title: 'Order Service API', version: t.config.app.version });
+    });
+
+    it('serves Swagger UI at /docs with its own assets, pointed at the document', async () => {
+      const page = await t.app.inject({ method: 'GET', url: '/docs' });
+      expect(page.statusCode).toBe(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      const assets = [...page.body.matchAll(/(?:href|src)="(\/docs\/[^"]+)"/g)].map(([, url]) => url);
+      expect(assets).toEqual(
+        expect.arrayContaining(['/docs/swagger-ui-bundle.js', '/docs/swagger-initializer.js']),
+      );
+      for (const url of assets) {
+        const asset = await t.app.inject({ method: 'GET', url });
+        expect({ url, status: asset.statusCode }).toEqual({ url, status: 200 });
+        expect(asset.body.length).toBeGreaterThan(0);
+      }
+      const init = await t.app.inject({ method: 'GET', url: '/docs/swagger-initializer.js' });
+      expect(init.headers['content-type']).toMatch(/^application\/javascript/);
+      expect(init.body).toContain('"/docs/openapi.json"');
+    });
+
+    it('is what `npm run openapi` writes: the offline document equals the served one', async () => {
+      const offline = await generateOpenApiDocument(t.config, {
+        extraImports: [OpenApiProbeModule],
+        logger: new AppLogger(createPinoLogger('error')),
+      });
+      expect(offline).toEqual(document);
+    });
+
+    it('passes the Spectral ruleset CI applies to openapi.json', async () => {
+      expect(await spectralLintDocument(document)).toEqual([]);
+    });
+  });
+
+  describe('components', () => {
+    it('has the ErrorCode enum of the one registry, and ViolationCode', () => {
+      const schemas = document.components?.schemas as Record<string, SchemaObject>;
+      expect(schemas.ErrorCode).toMatchObject({ type: 'string', enum: ERROR_CODE_NAMES });
+      expect(schemas.ViolationCode).toMatchObject({ type: 'string', enum: [...VIOLATION_CODES] });
+    });
+
+    it('has the Problem schema, its code an ErrorCode and its violations Violations', () => {
+      const schemas = document.components?.schemas as Record<string, SchemaObject>;
+      expect(schemas.Problem).toMatchObject({
+        type: 'object',
+        required: ['type', 'status', 'title', 'detail', 'instance', 'code'],
+        properties: {
+          code: { $ref: '#/components/schemas/ErrorCode' },
+          violations: { type: 'array', items: { $ref: '#/components/schemas/Violation' } },
+          traceId: { type: 'string' },
+        },
+      });
+      expect(schemas.Violation).toMatchObject({
+        properties: { field: { type: 'string' }, code: { $ref: '#/components/schemas/ViolationCode' } },
+      });
+    });
+
+    it('declares the bearer JWT scheme', () => {
+      expect(document.components?.securitySchemes?.bearer).toMatchObject({
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+      });
+    });
+
+    it('declares enums of DTOs as named components', () => {
+      const schemas = document.components?.schemas as Record<string, SchemaObject>;
+      expect(schemas.ProbeKind).toEqual({ type: 'string', enum: [...PROBE_KINDS] });
+      const list = operation(document, PROBE_PATH, 'get');
+      expect((list.parameters as ParameterObject[]).find((p) => p.name === 'kind')?.schema).toEqual({
+        type: 'array',
+        items: { $ref: '#/components/schemas/ProbeKind' },
+      });
+    });
+
+    it('lists every tag its operations use', () => {
+      const used = Object.values(document.paths).flatMap((item) =>
+        [item.get, item.post, item.put, item.patch, item.delete].flatMap((op) => op?.tags ?? []),
+      );
+      expect(used).toContain('Probes');
+      expect(document.tags).toEqual([...new Set(used)].sort().map((name) => ({ name })));
+    });
+  });
+
+  describe('paths', () => {
+    it('has business operations only, all under /api/v<N>/', () => {
+      const paths = Object.keys(document.paths);
+      expect(paths.length).toBeGreaterThan(0);
+      for (const path of paths) expect(path).toMatch(/^\/api\/v\d+\//);
+      for (const operational of ['/health', '/ready', '/info', '/metrics', '/docs', '/docs/openapi.json']) {
+        expect(document.paths[operational]).toBeUndefined();
+      }
+    });
+  });
+
+  describe('@ApiEndpoint', () => {
+    it('sets operationId, summary and the one tag of the controller', () => {
+      expect(operation(document, `${PROBE_PATH}/{probeId}`, 'get')).toMatchObject({
+        operationId: 'getProbe',
+        summary: 'Get a probe',
+        tags: ['Probes'],
+      });
+    });
+
+    it('declares a Problem response for each status the operation can answer, naming its codes', () => {
+      const op = operation(document, `${PROBE_PATH}/{probeId}/confirm`, 'post');
+      expect(Object.keys(op.responses).sort()).toEqual([
+        '200',
+        '400',
+        '401',
+        '403',
+        '404',
+        '409',
+        '429',
+        '500',
+      ]);
+      for (const status of [400, 401, 403, 404, 409, 429, 500]) {
+        expect(response(op, status).content).toEqual({
+          'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
+        });
+      }
+      expect(response(op, 400).description).toContain('VALIDATION_ERROR');
+      expect(response(op, 401).description).toContain('UNAUTHORIZED');
+      expect(response(op, 403).description).toContain('ACCESS_DENIED');
+      expect(response(op, 404).description).toContain('ORDER_NOT_FOUND');
+      // Two codes of one status share its response.
+      expect(response(op, 409).description).toContain('INVALID_ORDER_STATE');
+      expect(response(op, 409).description).toContain('CONCURRENT_MODIFICATION');
+      expect(response(op, 500).description).toContain('INTERNAL_ERROR');
+    });
+
+    it('declares 429 with Retry-After and the RateLimit-* headers, and RateLimit-* on success', () => {
+      const op = operation(document, `${PROBE_PATH}/{probeId}`, 'get');
+      expect(Object.keys(response(op, 429).headers ?? {}).sort()).toEqual(
+        ['Retry-After', ...RATE_LIMIT].sort(),
+      );
+      expect(response(op, 429).description).toContain('RATE_LIMIT_EXCEEDED');
+      expect(Object.keys(response(op, 200).headers ?? {})).toEqual(expect.arrayContaining(RATE_LIMIT));
+    });
+
+    it('takes security, 401 and 403 from @Public() and @Roles()', () => {
+      const publicList = operation(document, PROBE_PATH, 'get');
+      expect(publicList.security).toBeUndefined();
+      expect(publicList.responses['401']).toBeUndefined();
+
+      const get = operation(document, `${PROBE_PATH}/{probeId}`, 'get');
+      expect(get.security).toEqual([{ bearer: [] }]);
+      expect(get.responses['403']).toBeUndefined();
+
+      const confirm = operation(document, `${PROBE_PATH}/{probeId}/confirm`, 'post');
+      expect(confirm.description).toContain('Allowed roles: ADMIN.');
+    });
+
+    it('declares Location on a create, and the Idempotency-Key header of @Idempotent() with its 409 codes', () => {
+      const op = operation(document, PROBE_PATH, 'post');
+      expect(response(op, 201).headers).toHaveProperty('Location');
+      expect(response(op, 201).content?.['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/ProbeResponse',
+      });
+      expect(headerParameters(op).find((p) => p.name === 'Idempotency-Key')).toMatchObject({
+        required: true,
+        schema: { type: 'string', format: 'uuid' },
+      });
+      expect(response(op, 409).description).toMatch(/IDEMPOTENCY_KEY_REUSED.*IDEMPOTENCY_KEY_IN_PROGRESS/);
+    });
+
+    it('declares conditional requests: If-None-Match with 304 and ETag, If-Match with its 409', () => {
+      const read = operation(document, `${PROBE_PATH}/{probeId}`, 'get');
+      expect(headerParameters(read).map((p) => p.name)).toContain('If-None-Match');
+      expect(response(read, 304).headers).toHaveProperty('ETag');
+      expect(response(read, 200).headers).toHaveProperty('ETag');
+
+      const write = operation(document, `${PROBE_PATH}/{probeId}/confirm`, 'post');
+      expect(headerParameters(write).map((p) => p.name)).toContain('If-Match');
+      expect(response(write, 409).description).toContain('CONCURRENT_MODIFICATION');
+    });
+
+    it('declares the Accept-Language header on every operation', () => {
+      for (const item of Object.values(document.paths)) {
+        for (const op of [item.get, item.post, item.put, item.patch, item.delete].filter(Boolean)) {
+          expect(headerParameters(op as OperationObject).map((p) => p.name)).toContain('Accept-Language');
+        }
+      }
+    });
+  });
+
+  describe('@ApiMultipartFile', () => {
+    it('declares the file part as binary with its size and types, and the maxLength of text parts', () => {
+      const op = operation(document, `${PROBE_PATH}/{probeId}/attachments`, 'post');
+      const body = (
+        op.requestBody as { content: Record<string, { schema: SchemaObject; encoding: unknown }> }
+      ).content['multipart/form-data'];
+      expect(body.schema).toMatchObject({
+        type: 'object',
+        required: ['file'],
+        properties: {
+          file: { type: 'string', format: 'binary', maxLength: 10 * 1024 * 1024 },
+          description: { type: 'string', maxLength: 500 },
+        },
+      });
+      expect(body.encoding).toEqual({ file: { contentType: 'application/pdf, image/png, image/jpeg' } });
+      expect(response(op, 413).description).toContain('FILE_TOO_LARGE');
+      expect(response(op, 415).description).toContain('UNSUPPORTED_FILE_TYPE');
+    });
+  });
+
+  describe('deprecation', () => {
+    it('flags a deprecated operation, names successor and sunset date, declares its headers', () => {
+      const op = operation(document, `${PROBE_PATH}/{probeId}/status`, 'get');
+      expect(op.deprecated).toBe(true);
+      expect(op.description).toContain('/api/v2/openapi-probes/{probeId}');
+      expect(op.description).toContain(t.config.versioning.legacyStatusSunset.toISOString().slice(0, 10));
+      expect(Object.keys(response(op, 200).headers ?? {})).toEqual(
+        expect.arrayContaining(['Deprecation', 'Sunset', 'Link']),
+      );
+    });
+
+    it('leaves out an operation whose sunset has passed', () => {
+      const removed = `${PROBE_PATH}/{probeId}/history`;
+      expect(document.paths[removed]).toBeUndefined();
+      // The same operation, documented while its sunset was still ahead.
+      const earlier = buildOpenApiDocument(t.app, t.config, new Date(PAST_SUNSET.getTime() - 1));
+      expect(operation(earlier, removed, 'get')).toMatchObject({
+        deprecated: true,
+        description: expect.stringContaining(PAST_SUNSET.toISOString().slice(0, 10)),
+      });
+    });
+  });
+
+  describe('errors the service answers are documented', () => {
+    let admin: string;
+    let customer: string;
+    beforeAll(async () => {
+      admin = await bearer(t.config, ['ADMIN']);
+      customer = await bearer(t.config, ['CUSTOMER']);
+    });
+
+    /**
+     * Each error path the probe can provoke: the body is Problem Details whose code is in the document's
+     * ErrorCode enum, with the status that enum documents for it, and localized detail.
+     */
+    const cases: Array<{ name: string; code: string; request: () => InjectOptions }> = [
+      {
+        name: 'unknown route',
+        code: 'RESOURCE_NOT_FOUND',
+        request: () => ({ method: 'GET', url: '/api/v1/nothing' }),
+      },
+      {
+        name: 'unknown method',
+        code: 'METHOD_NOT_ALLOWED',
+        request: () => ({ method: 'DELETE', url: PROBE_PATH }),
+      },
+      { name: 'no token', code: 'UNAUTHORIZED', request: () => ({ method: 'GET', url: `${PROBE_PATH}/p1` }) },
+      {
+        name: 'unknown order',
+        code: 'ORDER_NOT_FOUND',
+        request: () => ({ method: 'GET', url: `${PROBE_PATH}/p1`, headers: { authorization: customer } }),
+      },
+      {
+        name: 'role missing',
+        code: 'ACCESS_DENIED',
+        request: () => ({
+          method: 'POST',
+          url: `${PROBE_PATH}/p1/confirm`,
+          headers: { authorization: customer },
+        }),
+      },
+      {
+        name: 'state conflict',
+        code: 'INVALID_ORDER_STATE',
+        request: () => ({
+          method: 'POST',
+          url: `${PROBE_PATH}/p1/confirm`,
+          headers: { authorization: admin },
+        }),
+      },
+      {
+        name: 'malformed JSON',
+        code: 'VALIDATION_ERROR',
+        request: () => ({
+          method: 'POST',
+          url: PROBE_PATH,
+          headers: { authorization: admin, 'content-type': 'application/json' },
+          payload: '{"kind": "PLAIN"',
+        }),
+      },
+      {
+        name: 'invalid field',
+        code: 'VALIDATION_ERROR',
+        request: () => ({
+          method: 'POST',
+          url: PROBE_PATH,
+          headers: {
+            authorization: admin,
+            'content-type': 'application/json',
+            'idempotency-key': randomUUID(),
+          },
+          payload: JSON.stringify({ kind: 'UNKNOWN' }),
+        }),
+      },
+      {
+        name: 'unsupported media type',
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        request: () => ({
+          method: 'POST',
+          url: PROBE_PATH,
+          headers: { authorization: admin, 'content-type': 'text/plain' },
+          payload: 'kind=PLAIN',
+        }),
+      },
+      {
+        name: 'body too large',
+        code: 'PAYLOAD_TOO_LARGE',
+        request: () => ({
+          method: 'POST',
+          url: PROBE_PATH,
+          headers: { authorization: admin, 'content-type': 'application/json' },
+          payload: JSON.stringify({ kind: 'PLAIN', note: 'x'.repeat(t.config.http.bodyLimitBytes) }),
+        }),
+      },
+    ];
+
+    it.each(cases)('$name: $code', async ({ request, code }) => {
+      const enumCodes = (document.components?.schemas?.ErrorCode as SchemaObject).enum;
+      const replies = await Promise.all(
+        (['ru', 'en'] as const).map((lang) => {
+          const options = request();
+          return t.app.inject({ ...options, headers: { ...options.headers, 'accept-language': lang } });
+        }),
+      );
+      for (const reply of replies) {
+        expect(reply.headers['content-type']).toMatch(/^application\/problem\+json/);
+        const body = reply.json();
+        expect(body.code).toBe(code);
+        expect(enumCodes).toContain(body.code);
+        expect(reply.statusCode).toBe(ERROR_CODES[body.code as keyof typeof ERROR_CODES]);
+        expect(body.status).toBe(reply.statusCode);
+      }
+      expect(replies[0].json().detail).not.toBe(replies[1].json().detail);
+    });
+  });
+});
+
+describe('OpenAPI document in production', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    const env = { NODE_ENV: 'production', JWT_SECRET: 'production-secret-of-forty-characters-ok' };
+    if (process.env.REDIS_URL) {
+      t = await bootTestApp(env);
+      return;
+    }
+    // Production refuses to start without Redis: on the embedded store the test configuration gets the
+    // production flag instead, which is all setupOpenApi reads.
+    const config = loadConfig({ ...process.env, ...env, NODE_ENV: 'test' });
+    config.app = { ...config.app, env: 'production', production: true };
+    config.database.embedded = process.env.E2E_DATABASE_MODE === 'embedded';
+    const app = await createHttpApp(config);
+    await app.getHttpAdapter().getInstance().ready();
+    t = { app, config, close: () => app.close() };
+  });
+  afterAll(() => t.close());
+
+  it.each(['/docs', '/docs/openapi.json', '/docs/swagger-ui-bundle.js'])('%s does not exist', async (url) => {
+    expect(t.config.app.production).toBe(true);
+    const res = await t.app.inject({ method: 'GET', url });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.json().code).toBe('RESOURCE_NOT_FOUND');
+  });
+});

@@ -1,0 +1,96 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import * as net from 'node:net';
+import { bootTestApp, TestApp } from './support/test-app';
+
+/**
+ * Readiness follows Redis without a restart: a private redis-server (never the shared one) is stopped and
+ * started again under a running app.
+ */
+const redisServer = (() => {
+  try {
+    return execFileSync('sh', ['-c', 'command -v redis-server']).toString().trim();
+  } catch {
+    return '';
+  }
+})();
+const describeWithRedis = redisServer ? describe : describe.skip;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function startRedis(port: number): ChildProcess {
+  return spawn(
+    redisServer,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+}
+
+async function until<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (accept(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describeWithRedis('readiness while Redis goes away and comes back', () => {
+  let t: TestApp;
+  let redis: ChildProcess;
+  let port: number;
+
+  beforeAll(async () => {
+    port = await freePort();
+    redis = startRedis(port);
+    await until(
+      () =>
+        new Promise<boolean>((r) =>
+          net
+            .connect(port, '127.0.0.1')
+            .once('connect', () => r(true))
+            .once('error', () => r(false)),
+        ),
+      (ok) => ok,
+      5_000,
+    );
+    t = await bootTestApp({ REDIS_URL: `redis://127.0.0.1:${port}` });
+  });
+
+  afterAll(async () => {
+    redis.kill('SIGKILL');
+    await t.close();
+  });
+
+  const ready = () => t.app.inject({ method: 'GET', url: '/ready', headers: { 'accept-language': 'en' } });
+
+  it('is 200 with Redis up, 503 problem+json within 5 s of Redis stopping, and 200 again after it returns', async () => {
+    expect((await ready()).statusCode).toBe(200);
+
+    redis.kill('SIGKILL');
+    const down = await until(ready, (res) => res.statusCode === 503, 5_000);
+    expect(down.statusCode).toBe(503);
+    expect(down.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(down.json()).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      status: 503,
+      checks: { redis: { status: 'down' }, database: { status: 'up' } },
+    });
+
+    redis = startRedis(port);
+    const up = await until(ready, (res) => res.statusCode === 200, 15_000);
+    expect(up.statusCode).toBe(200);
+  }, 30_000);
+});

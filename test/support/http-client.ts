@@ -1,0 +1,53 @@
+import { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { TestApp } from './test-app';
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface CallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  lang?: 'ru' | 'en';
+  contentType?: string;
+}
+
+/** Finds `null` or `""` anywhere in a body: 2xx bodies must have neither (contract, convention 12). */
+export function emptyValuePaths(value: unknown, path = '$'): string[] {
+  if (value === null) return [path];
+  if (value === '') return [path];
+  if (Array.isArray(value)) return value.flatMap((v, i) => emptyValuePaths(v, `${path}[${i}]`));
+  if (typeof value === 'object') {
+    return Object.entries(value as Record<string, unknown>).flatMap(([k, v]) =>
+      emptyValuePaths(v, `${path}.${k}`),
+    );
+  }
+  return [];
+}
+
+/**
+ * A client of the app for one caller. Every 2xx JSON body it sees is checked for `null` and `""`, so the
+ * whole e2e suite enforces the output rule, not one test.
+ */
+export function apiClient(t: TestApp, authorization?: string) {
+  return async (method: Method, url: string, options: CallOptions = {}): Promise<LightMyRequestResponse> => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    if (authorization) headers.authorization = authorization;
+    if (options.lang) headers['accept-language'] = options.lang;
+    const request: InjectOptions = { method, url, headers };
+    if (options.body !== undefined) {
+      request.payload = JSON.stringify(options.body);
+      headers['content-type'] = options.contentType ?? 'application/json';
+    }
+    const res = await t.app.inject(request);
+    if (
+      res.statusCode >= 200 &&
+      res.statusCode < 300 &&
+      res.body.length > 0 &&
+      /json/.test(String(res.headers['content-type']))
+    ) {
+      const empties = emptyValuePaths(res.json());
+      if (empties.length > 0)
+        throw new Error(`${method} ${url} returned null/"" at ${empties.join(', ')}: ${res.body}`);
+    }
+    return res;
+  };
+}

@@ -1,0 +1,43 @@
+import { Controller, Get, Module } from '@nestjs/common';
+import type { Caller } from '../../../src/auth/caller';
+import { CurrentCaller, Public, Roles } from '../../../src/auth/decorators';
+
+/** Test-only routes under /api/v1/auth-probe that exercise the bearer guard and its decorators. */
+@Controller({ path: 'auth-probe', version: '1' })
+class AuthProbeController {
+  @Get('caller')
+  currentCaller(@CurrentCaller() caller: Caller): Caller {
+    return caller;
+  }
+
+  @Get('admin')
+  @Roles('ADMIN')
+  admin(@CurrentCaller() caller: Caller): Caller {
+    return caller;
+  }
+
+  @Get('public')
+  @Public()
+  open(): { public: true } {
+    return { public: true };
+  }
+}
+
+/** A controller whose routes all need ADMIN, with one handler widening it to CUSTOMER as well. */
+@Controller({ path: 'auth-probe-admin', version: '1' })
+@Roles('ADMIN')
+class AdminProbeController {
+  @Get()
+  list(): { admin: true } {
+    return { admin: true };
+  }
+
+  @Get('shared')
+  @Roles('CUSTOMER', 'ADMIN')
+  shared(): { shared: true } {
+    return { shared: true };
+  }
+}
+
+@Module({ controllers: [AuthProbeController, AdminProbeController] })
+export class AuthProbeModule {}

@@ -1,0 +1,36 @@
+import { Controller, Get, Module } from '@nestjs/common';
+import type { Caller } from '../../../src/auth/caller';
+import { CurrentCaller, Public, Roles } from '../../../src/auth/decorators';
+import { AppException } from '../../../src/problem/app-exception';
+
+/**
+ * Test-only routes under /api/v1/rate-limit-probe: an authenticated route (so clients are told apart by
+ * `sub`), a public one, and routes that end in 403 and 404, whose responses must carry the headers too.
+ */
+@Controller({ path: 'rate-limit-probe', version: '1' })
+class RateLimitProbeController {
+  @Get()
+  whoAmI(@CurrentCaller() caller: Caller): { userId: string } {
+    return { userId: caller.userId };
+  }
+
+  @Get('public')
+  @Public()
+  open(): { public: true } {
+    return { public: true };
+  }
+
+  @Get('admin')
+  @Roles('ADMIN')
+  admin(): { admin: true } {
+    return { admin: true };
+  }
+
+  @Get('missing')
+  missing(): never {
+    throw new AppException('RESOURCE_NOT_FOUND');
+  }
+}
+
+@Module({ controllers: [RateLimitProbeController] })
+export class RateLimitProbeModule {}
