@@ -52,7 +52,8 @@ describe('Idempotency-Key', () => {
   }
 
   beforeAll(async () => {
-    t = await bootTestApp({}, [IdempotencyProbeModule]);
+    // Behind a proxy (TRUST_PROXY): the client address of a public route comes from X-Forwarded-For.
+    t = await bootTestApp({ TRUST_PROXY: 'true' }, [IdempotencyProbeModule]);
     db = t.app.get(DataSource);
     await db.query(PROBE_EFFECTS_TABLE_SQL);
     const aliceToken = await callerToken(t.config);

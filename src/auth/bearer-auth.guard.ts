@@ -5,6 +5,7 @@ import { AppException } from '../problem/app-exception';
 import { AuthFailure, Authenticator } from './authenticator';
 import { Role } from './caller';
 import { PUBLIC_ROUTE, REQUIRED_ROLES } from './decorators';
+import { isApiRoute } from '../http/api-route';
 
 /**
  * RFC 6750 §3 challenges: a bare `Bearer` when the request carried no bearer token, `invalid_token` when
@@ -58,10 +59,4 @@ export class BearerAuthGuard implements CanActivate {
     }
     return true;
   }
-}
-
-/** Decided by the matched route's pattern, not the raw URL, so encodings of the path cannot dodge it. */
-function isApiRoute(request: FastifyRequest): boolean {
-  const path = request.routeOptions.url ?? request.url.split('?', 1)[0];
-  return path === '/api' || path.startsWith('/api/');
 }

@@ -29,8 +29,10 @@ export async function createHttpApp(
   const problems: { filter?: ProblemDetailsFilter } = {};
   const adapter = new FastifyAdapter({
     bodyLimit: config.http.bodyLimitBytes,
-    trustProxy: true,
-    return503OnClosing: true,
+    trustProxy: config.http.trustProxy,
+    // While draining, requests on kept-alive connections are still served (and told to close) instead
+    // of getting Fastify's own non-problem 503.
+    return503OnClosing: false,
     routerOptions,
     frameworkErrors: renderFrameworkErrors(() => problems.filter),
   });

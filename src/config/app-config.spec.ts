@@ -24,6 +24,7 @@ describe('loadConfig', () => {
     [{ MIGRATIONS_RUN: 'maybe' }, 'MIGRATIONS_RUN'],
     [{ LEGACY_STATUS_SUNSET: 'next year' }, 'LEGACY_STATUS_SUNSET'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
+    [{ TRUST_PROXY: 'sometimes' }, 'TRUST_PROXY'],
     [{ APP_ROLE: 'worker', REDIS_URL: 'redis://r' }, 'DATABASE_URL'],
     [{ APP_ROLE: 'api', DATABASE_URL: 'postgres://d/x' }, 'REDIS_URL'],
   ])('rejects %j naming %s in one line', (env, setting) => {
@@ -35,6 +36,12 @@ describe('loadConfig', () => {
       expect((error as Error).message).toMatch(new RegExp(`^Invalid configuration: ${setting} `));
       expect((error as Error).message).not.toContain('\n');
     }
+  });
+
+  it('trusts no proxy unless told, then all or a number of hops', () => {
+    expect(load({}).http.trustProxy).toBe(false);
+    expect(load({ TRUST_PROXY: 'true' }).http.trustProxy).toBe(true);
+    expect(load({ TRUST_PROXY: '1' }).http.trustProxy).toBe(1);
   });
 
   describe('NODE_ENV=production', () => {

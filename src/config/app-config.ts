@@ -18,7 +18,7 @@ export interface AppConfig {
     shutdownDelayMs: number;
     logLevel: string;
   };
-  http: { port: number; host: string; bodyLimitBytes: number };
+  http: { port: number; host: string; bodyLimitBytes: number; trustProxy: boolean | number };
   database: { url?: string; dataDir: string; migrationsRun: boolean; embedded: boolean };
   redis: { url?: string; keyPrefix: string };
   auth: {
@@ -90,6 +90,17 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/**
+ * Whom to believe about the client address (X-Forwarded-For): `false` (default, direct exposure), `true`
+ * (any proxy), or the number of proxy hops in front (e.g. 1 behind a Kubernetes ingress).
+ */
+function trustProxy(env: Env): boolean | number {
+  const raw = str(env, 'TRUST_PROXY');
+  if (raw === undefined) return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return bool(env, 'TRUST_PROXY', false);
+}
+
 /** About nine months after the release, as DECISIONS.md suggests for the deprecated status endpoint. */
 const DEFAULT_LEGACY_STATUS_SUNSET = '2027-08-31T00:00:00Z';
 
@@ -148,6 +159,7 @@ export function loadConfig(
       port: int(env, 'PORT', 3000, 0, 65535),
       host: str(env, 'HOST') ?? '0.0.0.0',
       bodyLimitBytes: 1024 * 1024,
+      trustProxy: trustProxy(env),
     },
     database: {
       url: databaseUrl,

@@ -3,9 +3,9 @@ import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/caller';
 import { CurrentCaller } from '../auth/decorators';
-import { assertIfMatch, ifNoneMatchHits } from '../http/conditional-requests';
+import { assertIfMatch } from '../http/conditional-requests';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { ApiEndpoint } from '../openapi/api-endpoint.decorator';
+import { ApiEndpoint, etagHeader, locationHeader } from '../openapi/api-endpoint.decorator';
 import { CursorPage } from '../paging/cursor-page';
 import { OffsetPage, OffsetPageQuery } from '../paging/offset-page';
 import { Consumes, MERGE_PATCH } from '../validation/content-type.decorator';
@@ -86,6 +86,7 @@ export class OrdersController {
   @Idempotent({ required: true })
   @ApiEndpoint({
     operationId: 'createOrder',
+    headers: { ...locationHeader('the created order', '/api/v1/orders/{orderId}'), ...etagHeader() },
     summary: 'Create an order',
     description:
       'Requires an Idempotency-Key (uuid); a retry with the same key and body replays the first response.',
@@ -106,21 +107,22 @@ export class OrdersController {
   @Get('latest')
   @ApiEndpoint({
     operationId: 'getLatestOrder',
+    conditional: 'read',
     summary: "Get the caller's most recent order",
     errors: ['ORDER_NOT_FOUND'],
     type: OrderResponse,
   })
   async latest(
     @CurrentCaller() caller: Caller,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderResponse | undefined> {
-    return this.sendConditional(await this.orders.latest(caller), request, reply);
+  ): Promise<OrderResponse> {
+    return this.send(await this.orders.latest(caller), reply);
   }
 
   @Get(':orderId')
   @ApiEndpoint({
     operationId: 'getOrder',
+    conditional: 'read',
     summary: 'Get an order',
     errors: [...ORDER_ERRORS],
     type: OrderResponse,
@@ -128,15 +130,15 @@ export class OrdersController {
   async get(
     @CurrentCaller() caller: Caller,
     @UuidParam('orderId') orderId: string,
-    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderResponse | undefined> {
-    return this.sendConditional(await this.orders.get(caller, orderId), request, reply);
+  ): Promise<OrderResponse> {
+    return this.send(await this.orders.get(caller, orderId), reply);
   }
 
   @Put(':orderId')
   @ApiEndpoint({
     operationId: 'updateOrder',
+    conditional: 'write',
     summary: 'Replace the items, delivery address and note of an order',
     description: 'Only while CREATED. Fields absent from the body are removed. Honours If-Match.',
     errors: [...WRITE_ERRORS],
@@ -158,6 +160,7 @@ export class OrdersController {
   @Idempotent()
   @ApiEndpoint({
     operationId: 'patchOrder',
+    conditional: 'write',
     summary: 'Change the note or delivery address with a merge patch',
     description: 'JSON Merge Patch (RFC 7396); null removes a field. Allowed while CREATED or CONFIRMED.',
     errors: [...WRITE_ERRORS, 'UNSUPPORTED_MEDIA_TYPE'],
@@ -178,6 +181,7 @@ export class OrdersController {
   @HttpCode(204)
   @ApiEndpoint({
     operationId: 'deleteOrder',
+    conditional: 'write',
     summary: 'Delete an order',
     description: 'Only while CREATED or CANCELLED.',
     errors: [...WRITE_ERRORS],
@@ -196,6 +200,7 @@ export class OrdersController {
   @Idempotent()
   @ApiEndpoint({
     operationId: 'confirmOrder',
+    conditional: 'write',
     summary: 'Confirm an order and reserve its stock',
     description:
       'CREATED → CONFIRMED. Needs at least one item (409 ORDER_EMPTY); reserves stock atomically (409 INSUFFICIENT_STOCK).',
@@ -216,6 +221,7 @@ export class OrdersController {
   @Idempotent()
   @ApiEndpoint({
     operationId: 'cancelOrder',
+    conditional: 'write',
     summary: 'Cancel an order',
     description: 'CREATED or CONFIRMED → CANCELLED; stock reserved at confirm is released.',
     errors: [...WRITE_ERRORS],
@@ -236,6 +242,7 @@ export class OrdersController {
   @Idempotent()
   @ApiEndpoint({
     operationId: 'shipOrder',
+    conditional: 'write',
     summary: 'Ship a confirmed order (admin)',
     description: 'CONFIRMED → SHIPPED; needs a delivery address (409 DELIVERY_ADDRESS_MISSING). Admin only.',
     errors: [...WRITE_ERRORS, 'DELIVERY_ADDRESS_MISSING'],
@@ -256,6 +263,7 @@ export class OrdersController {
   @Idempotent()
   @ApiEndpoint({
     operationId: 'deliverOrder',
+    conditional: 'write',
     summary: 'Mark a shipped order delivered (admin)',
     description: 'SHIPPED → DELIVERED. Admin only.',
     errors: [...WRITE_ERRORS],
@@ -275,6 +283,7 @@ export class OrdersController {
   @Idempotent()
   @ApiEndpoint({
     operationId: 'refundOrder',
+    conditional: 'write',
     summary: 'Refund a shipped or delivered order (admin)',
     description: 'SHIPPED or DELIVERED → REFUNDED; optional body with a reason. Admin only.',
     errors: [...WRITE_ERRORS],
@@ -311,6 +320,8 @@ export class OrdersController {
   @Idempotent()
   @ApiEndpoint({
     operationId: 'addOrderItem',
+    conditional: 'write',
+    headers: locationHeader('the added item', '/api/v1/orders/{orderId}/items/{itemId}'),
     summary: 'Add an item to an order',
     description: 'Only while CREATED; the product price is frozen on the line and the total recomputed.',
     errors: [...WRITE_ERRORS],
@@ -348,6 +359,7 @@ export class OrdersController {
   @HttpCode(204)
   @ApiEndpoint({
     operationId: 'deleteOrderItem',
+    conditional: 'write',
     summary: 'Remove an item from an order',
     description: 'Only while CREATED; the total is recomputed.',
     errors: [...WRITE_ERRORS, 'ITEM_NOT_FOUND'],
@@ -380,19 +392,5 @@ export class OrdersController {
   private send(record: OrderRecord, reply: FastifyReply): OrderResponse {
     void reply.header('etag', orderEtag(record.order)).header('cache-control', ORDER_CACHE);
     return toOrderResponse(record);
-  }
-
-  /** 304 with no body when If-None-Match names the current version. */
-  private sendConditional(
-    record: OrderRecord,
-    request: FastifyRequest,
-    reply: FastifyReply,
-  ): OrderResponse | undefined {
-    const response = this.send(record, reply);
-    if (ifNoneMatchHits(request, orderEtag(record.order))) {
-      void reply.status(304);
-      return undefined;
-    }
-    return response;
   }
 }

@@ -65,7 +65,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const appException = this.toAppException(exception, request);
     const trace = request.trace ?? currentTrace();
 
-    if (appException.status >= 500) {
+    if (appException.status >= 500 && !(exception instanceof AppException)) {
       this.logger.error(
         {
           msg: 'request failed',
@@ -76,6 +76,14 @@ export class ProblemDetailsFilter implements ExceptionFilter {
         },
         undefined,
       );
+    } else if (appException.status >= 500) {
+      // Raised on purpose (e.g. a dependency is down): worth a line, not a stack trace.
+      this.logger.warn({
+        msg: 'request refused',
+        code: appException.code,
+        url: request.url,
+        traceId: trace?.traceId,
+      });
     }
     const body = this.render(appException, request.headers['accept-language'], trace?.traceparent);
     if (reply.sent) return;

@@ -12,6 +12,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticator } from '../auth/authenticator';
 import { AppException } from '../problem/app-exception';
 import { isRateLimitRecord, type ThrottlerStorageRecord } from './rate-limit-window';
+import { isApiRoute } from '../http/api-route';
 
 /** The contract's header names (Headers table); the library's `X-RateLimit-*` are never sent (PITFALLS 1). */
 export const RATE_LIMIT_HEADERS = {
@@ -108,10 +109,4 @@ export class RateLimitGuard extends ThrottlerGuard {
     const reason = error instanceof Error ? error.message : String(error);
     this.storeLogger.warn(`rate-limit counters unavailable, requests pass unlimited: ${reason}`);
   }
-}
-
-/** Decided by the matched route's pattern, as the auth guard does, so path encodings cannot dodge it. */
-function isApiRoute(request: FastifyRequest): boolean {
-  const path = request.routeOptions.url ?? request.url.split('?', 1)[0];
-  return path === '/api' || path.startsWith('/api/');
 }

@@ -20,6 +20,8 @@ export type RedisClient = IORedis | null;
           maxRetriesPerRequest: 1,
           enableOfflineQueue: false,
           connectTimeout: 2_000,
+          // A half-open connection must fail fast too (rate limits fail open, readiness reports it).
+          commandTimeout: 1_000,
           retryStrategy: (times) => Math.min(times * 200, 2_000),
         });
         client.on('error', () => undefined);
