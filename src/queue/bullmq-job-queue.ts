@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Job, Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
+import { runTraced, TracedJobData, withTrace } from './job-trace';
 import {
   DEFAULT_JOB_ATTEMPTS,
   DEFAULT_JOB_BACKOFF_MS,
@@ -31,6 +32,7 @@ export class BullMqJobQueue extends JobQueue {
   private readonly queues = new Map<string, Queue>();
   private readonly registrations = new Map<string, Registration>();
   private readonly workers: Worker[] = [];
+  private readonly workerConnections: IORedis[] = [];
   private readonly producerConnection: IORedis;
 
   constructor(
@@ -45,7 +47,7 @@ export class BullMqJobQueue extends JobQueue {
   }
 
   async enqueue<T>(queue: string, name: string, data: T, options: EnqueueOptions = {}): Promise<string> {
-    const job = await this.queue(queue).add(name, data, {
+    const job = await this.queue(queue).add(name, withTrace(data), {
       jobId: options.jobId,
       attempts: options.attempts ?? DEFAULT_JOB_ATTEMPTS,
       backoff: { type: 'exponential', delay: options.backoffMs ?? DEFAULT_JOB_BACKOFF_MS },
@@ -69,19 +71,26 @@ export class BullMqJobQueue extends JobQueue {
   start(): void {
     if (!this.runsWorkers) return;
     for (const [queueName, registration] of this.registrations) {
+      // Workers need connections that may block (maxRetriesPerRequest: null, PITFALLS 6); BullMQ does not
+      // close a connection it was given, so they are kept to be closed here.
+      const connection = new IORedis(this.redisUrl, { maxRetriesPerRequest: null });
+      connection.on('error', () => undefined);
+      this.workerConnections.push(connection);
       const worker = new Worker(
         queueName,
         async (job: Job) =>
-          registration.handler({
-            id: job.id ?? '',
-            queue: queueName,
-            name: job.name,
-            data: job.data as unknown,
-            attempt: job.attemptsMade + 1,
-            maxAttempts: job.opts.attempts ?? 1,
-          }),
+          runTraced(job.data as TracedJobData<unknown>, (payload) =>
+            registration.handler({
+              id: job.id ?? '',
+              queue: queueName,
+              name: job.name,
+              data: payload,
+              attempt: job.attemptsMade + 1,
+              maxAttempts: job.opts.attempts ?? 1,
+            }),
+          ),
         {
-          connection: new IORedis(this.redisUrl, { maxRetriesPerRequest: null }),
+          connection,
           prefix: this.prefix,
           concurrency: registration.options.concurrency ?? 1,
         },
@@ -97,7 +106,7 @@ export class BullMqJobQueue extends JobQueue {
               id: job.id ?? '',
               queue: queueName,
               name: job.name,
-              data: job.data as unknown,
+              data: (job.data as TracedJobData<unknown>).payload,
               attempt: job.attemptsMade,
               maxAttempts: job.opts.attempts ?? 1,
             },
@@ -113,6 +122,8 @@ export class BullMqJobQueue extends JobQueue {
   /** Stops taking jobs, lets running ones finish, then closes the connections. */
   async closeWorkers(): Promise<void> {
     await Promise.allSettled(this.workers.map((w) => w.close()));
+    this.workers.length = 0;
+    for (const connection of this.workerConnections.splice(0)) connection.disconnect();
   }
 
   async close(): Promise<void> {

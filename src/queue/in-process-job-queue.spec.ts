@@ -1,3 +1,4 @@
+import { currentTrace, runInTrace, startSpan } from '../tracing/trace-context';
 import { InProcessJobQueue } from './in-process-job-queue';
 
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
@@ -63,5 +64,21 @@ describe('InProcessJobQueue', () => {
     await queue.close();
     expect(finished).toBe(true);
     await expect(queue.enqueue('q', 'y', {})).rejects.toThrow('closed');
+  });
+
+  it('runs a job in a new span of the trace that queued it', async () => {
+    const queue = new InProcessJobQueue(true);
+    const producer = startSpan(undefined);
+    let seen: { traceId?: string; spanId?: string } = {};
+    queue.registerProcessor('q', async () => {
+      seen = { traceId: currentTrace()?.traceId, spanId: currentTrace()?.spanId };
+    });
+    queue.start();
+    await runInTrace(producer, () => queue.enqueue('q', 'x', {}));
+    await tick(20);
+    expect(seen.traceId).toBe(producer.traceId);
+    expect(seen.spanId).toMatch(/^[0-9a-f]{16}$/);
+    expect(seen.spanId).not.toBe(producer.spanId);
+    await queue.close();
   });
 });

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { runTraced, TracedJobData, withTrace } from './job-trace';
 import {
   DEFAULT_JOB_ATTEMPTS,
   DEFAULT_JOB_BACKOFF_MS,
@@ -48,7 +49,7 @@ export class InProcessJobQueue extends JobQueue {
       id,
       queue,
       name,
-      data,
+      data: withTrace(data),
       attempt: 1,
       maxAttempts: options.attempts ?? DEFAULT_JOB_ATTEMPTS,
       backoffMs: options.backoffMs ?? DEFAULT_JOB_BACKOFF_MS,
@@ -110,7 +111,9 @@ export class InProcessJobQueue extends JobQueue {
 
   private async execute(registration: Registration, job: PendingJob): Promise<void> {
     try {
-      await registration.handler(job);
+      await runTraced(job.data as TracedJobData<unknown>, (payload) =>
+        registration.handler({ ...job, data: payload }),
+      );
       this.knownIds.delete(job.id);
     } catch (caught) {
       const error = caught instanceof Error ? caught : new Error(String(caught));
@@ -127,7 +130,8 @@ export class InProcessJobQueue extends JobQueue {
       this.logger.error(
         `job ${job.queue}/${job.name} ${job.id} failed after ${job.attempt} attempts: ${error.message}`,
       );
-      await registration.options.onExhausted?.(job, error).catch((e: unknown) => {
+      const payload = (job.data as TracedJobData<unknown>).payload;
+      await registration.options.onExhausted?.({ ...job, data: payload }, error).catch((e: unknown) => {
         this.logger.error(`onExhausted of ${job.queue} failed: ${String(e)}`);
       });
     }
