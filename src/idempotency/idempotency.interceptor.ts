@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, Observable, of, switchMap } from 'rxjs';
 import { AppException } from '../problem/app-exception';
-import { IDEMPOTENT_METADATA, IDEMPOTENT_REPLAYED_HEADER, IdempotentOptions } from './idempotent.decorator';
+import { IDEMPOTENT_METADATA, IDEMPOTENT_REPLAYED_HEADER, IdempotentOptions } from './idempotency.constants';
 import { IdempotencyRecorder } from './idempotency.recorder';
 import { IdempotencyStore, StoredResponse } from './idempotency.store';
 import { idempotencyKeyOf, requestFingerprint } from './request-fingerprint';

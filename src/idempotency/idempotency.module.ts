@@ -1,5 +1,4 @@
-import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
+import { Global, Module } from '@nestjs/common';
 import { IdempotencyCleanup } from './idempotency.cleanup';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRecorder } from './idempotency.recorder';
@@ -9,13 +8,10 @@ import { IdempotencyStore } from './idempotency.store';
  * Idempotency-Key handling for POST and PATCH handlers marked `@Idempotent()` (PostgreSQL store, table
  * idempotency_keys): claim in the interceptor, record in an onSend hook, purge of expired keys.
  */
+@Global()
 @Module({
-  providers: [
-    IdempotencyStore,
-    IdempotencyRecorder,
-    IdempotencyCleanup,
-    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
-  ],
-  exports: [IdempotencyStore, IdempotencyCleanup],
+  providers: [IdempotencyStore, IdempotencyRecorder, IdempotencyCleanup, IdempotencyInterceptor],
+  // Global: `@Idempotent()` binds the interceptor on handlers of any module.
+  exports: [IdempotencyStore, IdempotencyCleanup, IdempotencyRecorder, IdempotencyInterceptor],
 })
 export class IdempotencyModule {}

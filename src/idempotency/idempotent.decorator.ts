@@ -1,14 +1,13 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
+import { IDEMPOTENT_METADATA, IdempotentOptions } from './idempotency.constants';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
 
-export const IDEMPOTENT_METADATA = 'idempotency:options';
-export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
-/** Sent on a replayed response only. */
-export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
-
-export interface IdempotentOptions {
-  /** A request without the header is 400 `VALIDATION_ERROR` (field `Idempotency-Key`, code `REQUIRED`). */
-  required?: boolean;
-}
+export {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_METADATA,
+  IDEMPOTENT_REPLAYED_HEADER,
+} from './idempotency.constants';
+export type { IdempotentOptions } from './idempotency.constants';
 
 /**
  * The handler honours `Idempotency-Key` (POST and PATCH; the header is ignored on other methods): the
@@ -21,4 +20,8 @@ export interface IdempotentOptions {
  *   create(@Body() body: CreateOrderRequest) { … }
  */
 export const Idempotent = (options: IdempotentOptions = {}): MethodDecorator =>
-  SetMetadata(IDEMPOTENT_METADATA, { required: options.required ?? false } satisfies IdempotentOptions);
+  applyDecorators(
+    SetMetadata(IDEMPOTENT_METADATA, { required: options.required ?? false } satisfies IdempotentOptions),
+    // Bound to the marked handlers only: every other request skips the interceptor entirely.
+    UseInterceptors(IdempotencyInterceptor),
+  );

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppException } from '../problem/app-exception';
-import { IDEMPOTENCY_KEY_HEADER } from './idempotent.decorator';
+import { IDEMPOTENCY_KEY_HEADER } from './idempotency.constants';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

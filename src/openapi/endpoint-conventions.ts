@@ -7,7 +7,7 @@ import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_METADATA,
   type IdempotentOptions,
-} from '../idempotency/idempotent.decorator';
+} from '../idempotency/idempotency.constants';
 import { ErrorCode, ERROR_CODES, STATUS_TITLES } from '../problem/error-codes';
 import { PROBLEM_CONTENT_TYPE } from '../problem/problem';
 import { API_ENDPOINT, ApiEndpointOptions } from './api-endpoint.decorator';

@@ -17,6 +17,7 @@ import {
   TransitionTimestamp,
 } from './domain/order-state-machine';
 import { OrderItemEntity } from './order-item.entity';
+import { readLatestOrder, readOrder } from './order-reader';
 import { OrderLinesPricer, PricedLine, RequestedLine } from './order-lines';
 import { OrderRecord } from './order.view';
 import { OrderEntity } from './order.entity';
@@ -78,18 +79,17 @@ export class OrdersService implements OnModuleInit {
   }
 
   async get(caller: Caller, orderId: string): Promise<OrderRecord> {
-    const order = await this.load(this.dataSource.manager, caller, orderId, false);
-    return { order, items: await this.itemsOf(this.dataSource.manager, orderId) };
+    const record = await readOrder(this.dataSource.manager, orderId);
+    if (!record) throw new AppException('ORDER_NOT_FOUND', { args: { orderId } });
+    this.assertVisible(caller, record.order);
+    return record;
   }
 
   /** The `latest` alias: the caller's most recent order. */
   async latest(caller: Caller): Promise<OrderRecord> {
-    const order = await this.dataSource.manager.findOne(OrderEntity, {
-      where: { customerId: caller.userId },
-      order: { createdAt: 'DESC', orderId: 'DESC' },
-    });
-    if (!order) throw new AppException('ORDER_NOT_FOUND', { args: { orderId: 'latest' } });
-    return { order, items: await this.itemsOf(this.dataSource.manager, order.orderId) };
+    const record = await readLatestOrder(this.dataSource.manager, caller.userId);
+    if (!record) throw new AppException('ORDER_NOT_FOUND', { args: { orderId: 'latest' } });
+    return record;
   }
 
   async create(caller: Caller, draft: OrderDraft & { customerId?: string }): Promise<OrderRecord> {
@@ -313,8 +313,12 @@ export class OrdersService implements OnModuleInit {
       ...(lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
     });
     if (!order) throw new AppException('ORDER_NOT_FOUND', { args: { orderId } });
-    if (order.customerId !== caller.userId && !isAdmin(caller)) throw new AppException('ACCESS_DENIED');
+    this.assertVisible(caller, order);
     return order;
+  }
+
+  private assertVisible(caller: Caller, order: OrderEntity): void {
+    if (order.customerId !== caller.userId && !isAdmin(caller)) throw new AppException('ACCESS_DENIED');
   }
 
   /** Recomputes the total from the lines and, for changes, bumps version and updatedAt. */
@@ -330,8 +334,7 @@ export class OrdersService implements OnModuleInit {
        WHERE order_id = $1`,
       [orderId],
     );
-    const order = await manager.findOneOrFail(OrderEntity, { where: { orderId } });
-    return { order, items: await this.itemsOf(manager, orderId) };
+    return (await readOrder(manager, orderId)) as OrderRecord;
   }
 
   private async insertLines(manager: EntityManager, orderId: string, lines: PricedLine[]): Promise<string[]> {
@@ -383,9 +386,5 @@ export class OrdersService implements OnModuleInit {
       [orderId],
     );
     return rows.map((r) => ({ productId: r.product_id, quantity: r.quantity }));
-  }
-
-  private itemsOf(manager: EntityManager, orderId: string): Promise<OrderItemEntity[]> {
-    return manager.find(OrderItemEntity, { where: { orderId }, order: { createdAt: 'ASC', itemId: 'ASC' } });
   }
 }

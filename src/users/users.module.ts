@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { JustInTimeUserInterceptor } from './just-in-time-user.interceptor';
+import { JustInTimeUserGuard } from './just-in-time-user.guard';
 import { UserEntity } from './user.entity';
 import { UsersController } from './users.controller';
 import { UsersService } from './users.service';
@@ -10,7 +10,7 @@ import { UsersService } from './users.service';
 @Module({
   imports: [TypeOrmModule.forFeature([UserEntity])],
   controllers: [UsersController],
-  providers: [UsersService, { provide: APP_INTERCEPTOR, useClass: JustInTimeUserInterceptor }],
+  providers: [UsersService, { provide: APP_GUARD, useClass: JustInTimeUserGuard }],
   exports: [UsersService],
 })
 export class UsersModule {}
