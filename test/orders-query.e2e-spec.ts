@@ -184,6 +184,24 @@ describe('querying orders: filters, sorting, offset and cursor paging, search', 
       expect([...back, ...last.content.map((o: OrderBody) => o.orderId)]).toEqual([...ids].reverse());
     });
 
+    it('walks a mixed-direction sort in the same order as the offset list', async () => {
+      const sort = 'sort=status,asc&sort=totalAmount,desc';
+      const offset = (await owner('GET', `/api/v1/orders?size=100&${sort}`))
+        .json()
+        .content.map((o: OrderBody) => o.orderId);
+      const seen: string[] = [];
+      let cursor: string | undefined = '';
+      while (cursor !== undefined) {
+        const page = (
+          await owner('GET', `/api/v1/orders?size=3&${sort}&cursor=${encodeURIComponent(cursor)}`)
+        ).json();
+        seen.push(...page.content.map((o: OrderBody) => o.orderId));
+        cursor = page.nextCursor;
+      }
+      expect(seen).toEqual(offset);
+      expect(seen).toHaveLength(10);
+    });
+
     it('stays exact while new orders are inserted', async () => {
       const sort = 'sort=createdAt,asc';
       const first = (

@@ -53,10 +53,30 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-export function whereConditions(filter: OrderFilter, scope: OrderScope, p: SqlParameters): string[] {
+/**
+ * The rows a query starts from, and the conditions on them. A customer's orders (scope or filter) are
+ * fetched through the customer index behind an optimization fence (`OFFSET 0`): a customer owns few
+ * orders, while the planner would otherwise walk a global sort or trigram index and filter millions.
+ */
+export function querySource(
+  filter: OrderFilter,
+  scope: OrderScope,
+  p: SqlParameters,
+): { from: string; where: string[] } {
+  const customers = scope.customerId ? [scope.customerId] : filter.customerIds;
+  const where = whereConditions(filter, p);
+  if (scope.customerId && filter.customerIds?.length) {
+    where.unshift(`o.customer_id = ANY(${p.add(filter.customerIds)}::uuid[])`);
+  }
+  if (!customers?.length) return { from: 'orders o', where };
+  return {
+    from: `(SELECT * FROM orders WHERE customer_id = ANY(${p.add(customers)}::uuid[]) OFFSET 0) o`,
+    where,
+  };
+}
+
+function whereConditions(filter: OrderFilter, p: SqlParameters): string[] {
   const where: string[] = [];
-  if (scope.customerId) where.push(`o.customer_id = ${p.add(scope.customerId)}`);
-  if (filter.customerIds?.length) where.push(`o.customer_id = ANY(${p.add(filter.customerIds)}::uuid[])`);
   if (filter.statuses?.length) where.push(`o.status = ANY(${p.add(filter.statuses)}::text[])`);
   if (filter.dateFrom)
     where.push(`o.created_at >= (${p.add(filter.dateFrom)}::date)::timestamp AT TIME ZONE 'UTC'`);
@@ -72,6 +92,11 @@ export function whereConditions(filter: OrderFilter, scope: OrderScope, p: SqlPa
     where.push(`o.customer_id IN (SELECT u.user_id FROM users u WHERE ${users.join(' AND ')})`);
   }
   return where;
+}
+
+/** `FROM … WHERE …` of a query. */
+export function fromWhere(source: { from: string; where: string[] }): string {
+  return `FROM ${source.from}${source.where.length ? ` WHERE ${source.where.join(' AND ')}` : ''}`;
 }
 
 /** The tie-breaker follows the last key's direction, so the full key is one consistent order. */
@@ -98,18 +123,23 @@ export function keySelect(sort: SortKey[]): string {
 
 /**
  * Keyset condition: rows strictly after (or before) the row whose keys are `values`, in the sort order.
- * Expanded as (a > x) OR (a = x AND b > y) OR … so mixed directions work.
+ * One direction for all keys is a row comparison, which an index range scan starts at directly; mixed
+ * directions expand to (a > x) OR (a = x AND b > y) … plus an inclusive bound on the first key, so the
+ * index on it still starts at the cursor instead of scanning from the top.
  */
 export function keysetCondition(sort: SortKey[], values: string[], after: boolean, p: SqlParameters): string {
   const all = keys(sort);
   const placeholders = all.map((k, i) => `${p.add(values[i])}::${k.type}`);
+  const op = (k: { direction: SortDirection }, strict: boolean) =>
+    `${(k.direction === 'asc') === after ? '>' : '<'}${strict ? '' : '='}`;
+  if (all.every((k) => k.direction === all[0].direction)) {
+    return `((${all.map((k) => k.expression).join(', ')}) ${op(all[0], true)} (${placeholders.join(', ')}))`;
+  }
   const alternatives = all.map((k, i) => {
     const equal = all.slice(0, i).map((prev, j) => `${prev.expression} = ${placeholders[j]}`);
-    const forward = k.direction === 'asc' ? '>' : '<';
-    const backward = k.direction === 'asc' ? '<' : '>';
-    return [...equal, `${k.expression} ${after ? forward : backward} ${placeholders[i]}`].join(' AND ');
+    return [...equal, `${k.expression} ${op(k, true)} ${placeholders[i]}`].join(' AND ');
   });
-  return `(${alternatives.map((a) => `(${a})`).join(' OR ')})`;
+  return `(${all[0].expression} ${op(all[0], false)} ${placeholders[0]} AND (${alternatives.map((a) => `(${a})`).join(' OR ')}))`;
 }
 
 export function keyCount(sort: SortKey[]): number {

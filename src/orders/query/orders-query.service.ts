@@ -23,7 +23,8 @@ import {
   SortField,
   SortKey,
   SqlParameters,
-  whereConditions,
+  fromWhere,
+  querySource,
 } from './order-query';
 
 export type OrderListPage =
@@ -109,8 +110,7 @@ export class OrdersQueryService {
     paging: { page: number; size: number },
   ): Promise<OffsetPage<OrderRecord>> {
     const p = new SqlParameters();
-    const where = whereConditions(filter, scope, p);
-    const sql = `SELECT o.order_id FROM orders o ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    const sql = `SELECT o.order_id ${fromWhere(querySource(filter, scope, p))}
       ORDER BY ${orderBy(sort)} LIMIT ${p.add(paging.size)} OFFSET ${p.add((paging.page - 1) * paging.size)}`;
     const [rows, total] = await Promise.all([
       this.dataSource.query(sql, p.values) as Promise<Array<{ order_id: string }>>,
@@ -130,9 +130,9 @@ export class OrdersQueryService {
     const position = token === '' ? undefined : this.cursors.decode(token, binding, keyCount(sort));
     const backwards = position?.direction === 'prev';
     const p = new SqlParameters();
-    const where = whereConditions(filter, scope, p);
-    if (position) where.push(keysetCondition(sort, position.values, !backwards, p));
-    const sql = `SELECT o.order_id, ${keySelect(sort)} FROM orders o ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    const source = querySource(filter, scope, p);
+    if (position) source.where.push(keysetCondition(sort, position.values, !backwards, p));
+    const sql = `SELECT o.order_id, ${keySelect(sort)} ${fromWhere(source)}
       ORDER BY ${orderBy(sort, backwards)} LIMIT ${p.add(size + 1)}`;
     const fetched: Array<Record<string, string>> = await this.dataSource.query(sql, p.values);
     const more = fetched.length > size;
@@ -175,9 +175,8 @@ export class OrdersQueryService {
       return Number(total);
     }
     const p = new SqlParameters();
-    const where = whereConditions(filter, scope, p);
     const [{ total }] = (await this.dataSource.query(
-      `SELECT count(*)::bigint AS total FROM orders o ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`,
+      `SELECT count(*)::bigint AS total ${fromWhere(querySource(filter, scope, p))}`,
       p.values,
     )) as Array<{ total: string }>;
     return Number(total);
