@@ -192,7 +192,7 @@ describe('querying orders: filters, sorting, offset and cursor paging, search', 
       const seen: string[] = [];
       let cursor: string | undefined = '';
       while (cursor !== undefined) {
-        const page = (
+        const page: { content: OrderBody[]; nextCursor?: string } = (
           await owner('GET', `/api/v1/orders?size=3&${sort}&cursor=${encodeURIComponent(cursor)}`)
         ).json();
         seen.push(...page.content.map((o: OrderBody) => o.orderId));

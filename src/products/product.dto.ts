@@ -11,6 +11,7 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
+import { OffsetPageResponse } from '../paging/page-response';
 import { PRODUCT_STATUSES, type ProductStatus } from './product.entity';
 
 const MAX_PRICE = 9_999_999_999.99;
@@ -101,19 +102,4 @@ export class ProductResponse {
   updatedAt?: Date;
 }
 
-export class ProductPageResponse {
-  @ApiProperty({ type: [ProductResponse] })
-  content: ProductResponse[];
-
-  @ApiProperty()
-  page: number;
-
-  @ApiProperty()
-  size: number;
-
-  @ApiProperty()
-  totalElements: number;
-
-  @ApiProperty()
-  totalPages: number;
-}
+export class ProductPageResponse extends OffsetPageResponse(ProductResponse, 'ProductPageResponse') {}

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -48,15 +48,8 @@ export class CreateOrderItemDto {
   quantity: number;
 }
 
-export class CreateOrderRequest {
-  @ApiPropertyOptional({
-    format: 'uuid',
-    description: 'Defaults to the caller; only an admin may name someone else.',
-  })
-  @IsOptional()
-  @IsUUID()
-  customerId?: string;
-
+/** What an order holds that its owner sets: lines, delivery address, note (create and full replacement). */
+class OrderContentFields {
   @ApiPropertyOptional({ type: [CreateOrderItemDto], maxItems: MAX_ORDER_LINES, default: [] })
   @IsOptional()
   @IsArray()
@@ -77,6 +70,16 @@ export class CreateOrderRequest {
   @IsString()
   @Length(1, 1000)
   note?: string;
+}
+
+export class CreateOrderRequest extends OrderContentFields {
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'Defaults to the caller; only an admin may name someone else.',
+  })
+  @IsOptional()
+  @IsUUID()
+  customerId?: string;
 }
 
 /** Fields of the order resource that no request body may set. */
@@ -107,28 +110,7 @@ class OrderReadOnlyFields {
 }
 
 /** `PUT /orders/{orderId}`: replaces items, delivery address and note; absent means removed. */
-export class ReplaceOrderRequest extends OrderReadOnlyFields {
-  @ApiPropertyOptional({ type: [CreateOrderItemDto], maxItems: MAX_ORDER_LINES, default: [] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_ORDER_LINES)
-  @ValidateNested({ each: true })
-  @Type(() => CreateOrderItemDto)
-  items?: CreateOrderItemDto[];
-
-  @ApiPropertyOptional({ type: DeliveryAddressDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => DeliveryAddressDto)
-  deliveryAddress?: DeliveryAddressDto;
-
-  @ApiPropertyOptional({ minLength: 1, maxLength: 1000 })
-  @IsOptional()
-  @IsString()
-  @Length(1, 1000)
-  note?: string;
-
+export class ReplaceOrderRequest extends IntersectionType(OrderContentFields, OrderReadOnlyFields) {
   @ApiPropertyOptional({ readOnly: true })
   @ReadOnly()
   customerId?: unknown;

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { OffsetPageResponse } from '../../paging/page-response';
 import { ORDER_STATUSES } from '../domain/order-status';
 
 export class DeliveryAddressResponse {
@@ -87,39 +88,9 @@ export class OrderResponse {
   refundReason?: string;
 }
 
-export class OrderPageResponse {
-  @ApiProperty({ type: [OrderResponse] })
-  content: OrderResponse[];
+export class OrderPageResponse extends OffsetPageResponse(OrderResponse, 'OrderPageResponse') {}
 
-  @ApiProperty({ minimum: 1 })
-  page: number;
-
-  @ApiProperty({ minimum: 1, maximum: 100 })
-  size: number;
-
-  @ApiProperty()
-  totalElements: number;
-
-  @ApiProperty()
-  totalPages: number;
-}
-
-export class OrderItemPageResponse {
-  @ApiProperty({ type: [OrderItemResponse] })
-  content: OrderItemResponse[];
-
-  @ApiProperty({ minimum: 1 })
-  page: number;
-
-  @ApiProperty({ minimum: 1, maximum: 100 })
-  size: number;
-
-  @ApiProperty()
-  totalElements: number;
-
-  @ApiProperty()
-  totalPages: number;
-}
+export class OrderItemPageResponse extends OffsetPageResponse(OrderItemResponse, 'OrderItemPageResponse') {}
 
 export class OrderStatusResponse {
   @ApiProperty({ enum: ORDER_STATUSES, enumName: 'OrderStatus' })
