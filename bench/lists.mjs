@@ -283,21 +283,20 @@ for (const shape of shapes) {
   const rps = await throughput(base, shape);
   const p = new q.SqlParameters();
   const sort = shape.sort ?? q.DEFAULT_SORT;
-  const where = q.whereConditions(shape.filter, shape.scope, p);
+  const source = q.querySource(shape.filter, shape.scope, p);
   if (shape.keyset)
-    where.push(
+    source.where.push(
       q.keysetCondition(sort, ['2026-06-01 00:00:00+00', '00000000-0000-4000-a000-000000000001'], true, p),
     );
-  const sql = `SELECT o.order_id FROM orders o ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${q.orderBy(sort)} LIMIT 21 OFFSET ${shape.offset ?? 0}`;
+  const sql = `SELECT o.order_id ${q.fromWhere(source)} ORDER BY ${q.orderBy(sort)} LIMIT 21 OFFSET ${shape.offset ?? 0}`;
   const plan = await explain(ds, sql, p.values);
   let countPlan = null;
   const onlyStatuses = Object.keys(shape.filter).every((k) => k === 'statuses');
   if (!shape.path.includes('cursor=') && !(onlyStatuses && !shape.scope.customerId)) {
     const cp = new q.SqlParameters();
-    const cw = q.whereConditions(shape.filter, shape.scope, cp);
     countPlan = await explain(
       ds,
-      `SELECT count(*) FROM orders o ${cw.length ? `WHERE ${cw.join(' AND ')}` : ''}`,
+      `SELECT count(*) ${q.fromWhere(q.querySource(shape.filter, shape.scope, cp))}`,
       cp.values,
     );
   }
