@@ -3,6 +3,7 @@ import { Init1763800000000 } from './1763800000000-init';
 import { IdempotencyKeys1763800001000 } from './1763800001000-idempotency-keys';
 import { OrdersCore1763800002000 } from './1763800002000-orders-core';
 import { OrderSearch1763800003000 } from './1763800003000-order-search';
+import { CustomerCoveringIndex1763800004000 } from './1763800004000-customer-covering-index';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
 export const migrations: Array<new () => MigrationInterface> = [
@@ -10,4 +11,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   IdempotencyKeys1763800001000,
   OrdersCore1763800002000,
   OrderSearch1763800003000,
+  CustomerCoveringIndex1763800004000,
 ];
