@@ -30,11 +30,15 @@ export class OrderLinesPricer {
     return priced;
   }
 
-  /** Like price(), but returns the violations instead of throwing (batch operations report them per item). */
+  /**
+   * Like price(), but returns the violations instead of throwing (batch operations report them per item).
+   * `shareStock: false` checks every line against the whole stock, for lines of different orders.
+   */
   async check(
     manager: EntityManager,
     lines: RequestedLine[],
     fieldOf: (index: number) => string,
+    { shareStock = true }: { shareStock?: boolean } = {},
   ): Promise<{ priced: PricedLine[]; violations: ViolationInput[] }> {
     const ids = [...new Set(lines.map((l) => l.productId.toLowerCase()))];
     const products =
@@ -55,12 +59,12 @@ export class OrderLinesPricer {
       } else if (product.stock === 0) {
         violations.push({ field: `${field}productId`, code: 'PRODUCT_OUT_OF_STOCK' });
       } else {
-        // Several lines of one product share its stock.
+        // Several lines of one order share its stock.
         const available = remaining.get(productId) ?? 0;
         if (line.quantity > available) {
           violations.push({ field: `${field}quantity`, code: 'INSUFFICIENT_STOCK', args: { available } });
         } else {
-          remaining.set(productId, available - line.quantity);
+          if (shareStock) remaining.set(productId, available - line.quantity);
           priced.push({
             productId,
             quantity: line.quantity,

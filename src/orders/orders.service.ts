@@ -1,4 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { Caller, isAdmin } from '../auth/caller';
 import { entityTag } from '../http/conditional-requests';
@@ -386,5 +387,73 @@ export class OrdersService implements OnModuleInit {
       [orderId],
     );
     return rows.map((r) => ({ productId: r.product_id, quantity: r.quantity }));
+  }
+
+  /**
+   * Writes one new order of the caller per line, each holding that one line already priced by
+   * OrderLinesPricer, inside `manager`'s transaction and in one statement however many lines there are
+   * (the order batch). The total is unit price × quantity, as reload() computes it; `clock_timestamp()`
+   * stamps the orders in line order. Resolves to the order ids in line order.
+   */
+  async insertSingleLineOrders(
+    manager: EntityManager,
+    caller: Caller,
+    lines: PricedLine[],
+  ): Promise<string[]> {
+    const orderIds = lines.map(() => randomUUID());
+    await manager.query(
+      `WITH line AS (
+         SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::numeric[], $6::int[]) WITH ORDINALITY
+           AS l(order_id, product_id, product_name, unit_price, quantity, position)),
+       new_order AS (
+         INSERT INTO orders (order_id, customer_id, total_amount, created_at)
+         SELECT order_id, $1, unit_price * quantity, clock_timestamp() FROM line ORDER BY position)
+       INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
+       SELECT order_id, product_id, product_name, unit_price, quantity FROM line ORDER BY position`,
+      [
+        caller.userId,
+        orderIds,
+        lines.map((l) => l.productId),
+        lines.map((l) => l.productName),
+        lines.map((l) => l.unitPrice),
+        lines.map((l) => l.quantity),
+      ],
+    );
+    return orderIds;
+  }
+
+  /**
+   * Adds several lines to a CREATED order, all or none, in one transaction (the atomic items batch): the
+   * catalogue is read once for all lines and the lines are written with one statement. As in addItem(),
+   * stock is checked for what the order would hold of each product afterwards. Any line failing its check
+   * fails the whole change: 400 VALIDATION_ERROR with violations on `items[i].…`. Item ids in line order.
+   */
+  async addItems(
+    caller: Caller,
+    orderId: string,
+    lines: RequestedLine[],
+    precondition = NO_PRECONDITION,
+  ): Promise<{ record: OrderRecord; itemIds: string[] }> {
+    let itemIds: string[] = [];
+    const record = await this.change(caller, orderId, 'changeItems', precondition, async (manager, order) => {
+      const held = new Map(
+        (await this.quantitiesByProduct(manager, order.orderId)).map((q) => [q.productId, q.quantity]),
+      );
+      // The first new line of a product also carries what the order holds of it; the pricer makes the
+      // following lines of that product share what stock is left.
+      const wanted = lines.map((line) => {
+        const productId = line.productId.toLowerCase();
+        const already = held.get(productId) ?? 0;
+        held.delete(productId);
+        return { productId, quantity: already + line.quantity };
+      });
+      const priced = await this.lines.price(manager, wanted, (i) => `items[${i}].`);
+      itemIds = await this.insertLines(
+        manager,
+        order.orderId,
+        priced.map((line, i) => ({ ...line, quantity: lines[i].quantity })),
+      );
+    });
+    return { record, itemIds };
   }
 }

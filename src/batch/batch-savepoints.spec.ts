@@ -1,0 +1,67 @@
+import type { EntityManager } from 'typeorm';
+import { settleInSavepoints } from './batch-savepoints';
+
+/** A transaction manager whose `transaction()` (a savepoint inside a transaction) is counted. */
+function fakeManager() {
+  const manager = {
+    savepoints: 0,
+    transaction: async <T>(work: (savepoint: EntityManager) => Promise<T>): Promise<T> => {
+      manager.savepoints += 1;
+      return work(manager as unknown as EntityManager);
+    },
+  };
+  return manager;
+}
+
+const refusesBad = async (_savepoint: EntityManager, items: string[]): Promise<string[]> => {
+  if (items.includes('bad')) throw new Error('refused by the database');
+  return items.map((item) => `id-${item}`);
+};
+
+describe('settleInSavepoints', () => {
+  it('writes all items in one savepoint when the database takes them', async () => {
+    const manager = fakeManager();
+    const write = jest.fn(refusesBad);
+    const outcomes = await settleInSavepoints(
+      manager as unknown as EntityManager,
+      [
+        { index: 0, item: 'a' },
+        { index: 2, item: 'b' },
+      ],
+      write,
+    );
+    expect(outcomes).toEqual([
+      { index: 0, ok: true, value: 'id-a' },
+      { index: 2, ok: true, value: 'id-b' },
+    ]);
+    expect(write).toHaveBeenCalledTimes(1);
+    expect(manager.savepoints).toBe(1);
+  });
+
+  it('writes item by item in savepoints when the database refuses them together: only the culprit fails', async () => {
+    const manager = fakeManager();
+    const write = jest.fn(refusesBad);
+    const outcomes = await settleInSavepoints(
+      manager as unknown as EntityManager,
+      [
+        { index: 1, item: 'a' },
+        { index: 3, item: 'bad' },
+        { index: 4, item: 'c' },
+      ],
+      write,
+    );
+    expect(outcomes).toEqual([
+      { index: 1, ok: true, value: 'id-a' },
+      { index: 3, ok: false, failure: new Error('refused by the database') },
+      { index: 4, ok: true, value: 'id-c' },
+    ]);
+    expect(write.mock.calls.map(([, items]) => items)).toEqual([['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
+    expect(manager.savepoints).toBe(4);
+  });
+
+  it('does nothing for no items', async () => {
+    const manager = fakeManager();
+    expect(await settleInSavepoints(manager as unknown as EntityManager, [], refusesBad)).toEqual([]);
+    expect(manager.savepoints).toBe(0);
+  });
+});

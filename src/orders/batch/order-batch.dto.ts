@@ -1,0 +1,35 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined, IsUUID } from 'class-validator';
+import { BatchRequestOf } from '../../batch/batch-request';
+import { BatchItemResult, BatchResponseOf } from '../../batch/batch-response';
+import { CreateOrderItemDto } from '../dto/order-request.dto';
+
+/** `POST /orders/batch`: each item (`CreateOrderItem`) becomes one single-line order of the caller. */
+export class CreateOrdersBatchRequest extends BatchRequestOf(CreateOrderItemDto) {}
+
+export class ConfirmOrdersBatchItem {
+  @ApiProperty({ format: 'uuid' })
+  @IsDefined()
+  @IsUUID()
+  orderId: string;
+}
+
+/** `POST /orders/batch/confirm`: each item names an order to confirm. */
+export class ConfirmOrdersBatchRequest extends BatchRequestOf(ConfirmOrdersBatchItem) {}
+
+/** `POST /orders/{orderId}/items/batch`: the lines to add to the order, all or none. */
+export class AddOrderItemsBatchRequest extends BatchRequestOf(CreateOrderItemDto) {}
+
+export class OrderBatchResult extends BatchItemResult {
+  @ApiPropertyOptional({ format: 'uuid', description: 'The created or confirmed order; only on SUCCESS.' })
+  orderId?: string;
+}
+
+export class OrderBatchResponse extends BatchResponseOf(OrderBatchResult) {}
+
+export class OrderItemBatchResult extends BatchItemResult {
+  @ApiPropertyOptional({ format: 'uuid', description: 'The added item; only on SUCCESS.' })
+  itemId?: string;
+}
+
+export class OrderItemBatchResponse extends BatchResponseOf(OrderItemBatchResult) {}
