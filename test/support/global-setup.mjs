@@ -44,6 +44,7 @@ export default async function globalSetup() {
     await server.start();
     await server.createDatabase('order_service_test');
     globalThis.__E2E__.embedded = server;
+    globalThis.__E2E__.embeddedDir = dir;
     process.env.DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${port}/order_service_test`;
     process.env.E2E_DATABASE_MODE = 'embedded';
   }

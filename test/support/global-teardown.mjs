@@ -1,8 +1,10 @@
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 
 export default async function globalTeardown() {
   const state = globalThis.__E2E__ ?? {};
   if (state.embedded) await state.embedded.stop();
+  if (state.embeddedDir) rmSync(state.embeddedDir, { recursive: true, force: true });
   if (state.adminUrl && state.database) {
     const admin = new pg.Client({ connectionString: state.adminUrl });
     await admin.connect();
