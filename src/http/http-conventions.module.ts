@@ -1,7 +1,8 @@
-import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
+import { Module, OnModuleInit } from '@nestjs/common';
+import { APP_INTERCEPTOR, HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
 import { ConditionalReadInterceptor } from './conditional-read.interceptor';
-import { JsonOutputInterceptor } from './json-output.interceptor';
+import { registerJsonOutput } from './json-output.hook';
 
 /**
  * JSON output rules (omitted empty fields, `[]`, timestamps) and conditional reads (`If-None-Match` → 304)
@@ -9,9 +10,14 @@ import { JsonOutputInterceptor } from './json-output.interceptor';
  * conditional-requests.ts; lost races of optimistic writers: `updateVersioned` in versioned-update.ts.
  */
 @Module({
-  providers: [
-    { provide: APP_INTERCEPTOR, useClass: JsonOutputInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: ConditionalReadInterceptor },
-  ],
+  providers: [{ provide: APP_INTERCEPTOR, useClass: ConditionalReadInterceptor }],
 })
-export class HttpConventionsModule {}
+export class HttpConventionsModule implements OnModuleInit {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  onModuleInit(): void {
+    // Absent in an application context without HTTP (the worker).
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    if (fastify) registerJsonOutput(fastify);
+  }
+}
