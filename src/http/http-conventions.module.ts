@@ -1,7 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
-import { APP_INTERCEPTOR, HttpAdapterHost } from '@nestjs/core';
+import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-import { ConditionalReadInterceptor } from './conditional-read.interceptor';
+import { registerConditionalRead } from './conditional-read.hook';
 import { registerJsonOutput } from './json-output.hook';
 
 /**
@@ -9,15 +9,15 @@ import { registerJsonOutput } from './json-output.hook';
  * for every route. `If-Match` is checked where the current version is known: `assertIfMatch` in
  * conditional-requests.ts; lost races of optimistic writers: `updateVersioned` in versioned-update.ts.
  */
-@Module({
-  providers: [{ provide: APP_INTERCEPTOR, useClass: ConditionalReadInterceptor }],
-})
+@Module({})
 export class HttpConventionsModule implements OnModuleInit {
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
   onModuleInit(): void {
     // Absent in an application context without HTTP (the worker).
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    if (fastify) registerJsonOutput(fastify);
+    if (!fastify) return;
+    registerJsonOutput(fastify);
+    registerConditionalRead(fastify);
   }
 }
