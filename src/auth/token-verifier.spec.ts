@@ -79,6 +79,31 @@ describe('TokenVerifier with the shared secret (HS256)', () => {
     await expect(verifier.verify(token)).resolves.toEqual({ caller: { userId: sub, roles: expected } });
   });
 
+  it('remembers a verified token only until it expires (then it reads as expired)', async () => {
+    const fresh = TokenVerifier.fromConfig(authConfig());
+    const token = await hs256({ sub, roles: ['CUSTOMER'], exp: now() + 60 });
+    await expect(fresh.verify(token)).resolves.toEqual({ caller: { userId: sub, roles: ['CUSTOMER'] } });
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      jest.setSystemTime(Date.now() + 30_000);
+      await expect(fresh.verify(token)).resolves.toEqual({ caller: { userId: sub, roles: ['CUSTOMER'] } });
+      jest.setSystemTime(Date.now() + 60_000);
+      await expect(fresh.verify(token)).resolves.toEqual({ failure: 'expired' });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('never takes a different token for a remembered one', async () => {
+    const fresh = TokenVerifier.fromConfig(authConfig());
+    const token = await signAccessToken(SECRET, { sub, roles: ['ADMIN'] });
+    await fresh.verify(token);
+    const [header, payload] = token.split('.');
+    await expect(fresh.verify(`${header}.${payload}.${'A'.repeat(43)}`)).resolves.toEqual({
+      failure: 'invalid',
+    });
+  });
+
   it('checks issuer and audience when configured', async () => {
     const strict = TokenVerifier.fromConfig(authConfig({ issuer: 'https://idp.test', audience: 'orders' }));
     const good = await signAccessToken(SECRET, {

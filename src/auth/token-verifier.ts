@@ -1,7 +1,9 @@
 import { createRemoteJWKSet, errors, jwtVerify, JWTPayload, JWTVerifyOptions } from 'jose';
+import { createSecretKey, KeyObject } from 'node:crypto';
 import type { AppConfig } from '../config/app-config';
 import { Caller } from './caller';
 import { callerFromClaims } from './token-claims';
+import { VerifiedTokenCache } from './verified-token-cache';
 
 export type TokenVerification = { caller: Caller } | { failure: 'invalid' | 'expired' };
 
@@ -38,7 +40,7 @@ const TOKEN_ERROR_CODES = new Set<string>([
 ]);
 
 type KeySource =
-  { kind: 'secret'; key: Uint8Array } | { kind: 'jwks'; key: ReturnType<typeof createRemoteJWKSet> };
+  { kind: 'secret'; key: KeyObject } | { kind: 'jwks'; key: ReturnType<typeof createRemoteJWKSet> };
 
 /**
  * Verifies bearer JWTs: signature with an explicit algorithm allow-list (so `alg: none` and algorithm
@@ -47,6 +49,7 @@ type KeySource =
  */
 export class TokenVerifier {
   private readonly options: JWTVerifyOptions;
+  private readonly verified = new VerifiedTokenCache();
 
   private constructor(
     private readonly source: KeySource,
@@ -64,12 +67,15 @@ export class TokenVerifier {
   static fromConfig(auth: AppConfig['auth']): TokenVerifier {
     const source: KeySource = auth.jwksUrl
       ? { kind: 'jwks', key: createRemoteJWKSet(new URL(auth.jwksUrl)) }
-      : { kind: 'secret', key: new TextEncoder().encode(auth.jwtSecret) };
+      : // A KeyObject made once: given raw bytes, jose would import the key again for every token.
+        { kind: 'secret', key: createSecretKey(Buffer.from(auth.jwtSecret, 'utf8')) };
     return new TokenVerifier(source, auth);
   }
 
   /** Resolves the outcome for the token; rejects with TokenKeysUnavailableError when keys cannot be fetched. */
   async verify(token: string): Promise<TokenVerification> {
+    const known = this.verified.get(token);
+    if (known) return { caller: known };
     let claims: JWTPayload;
     try {
       claims = await this.verifySignature(token);
@@ -77,7 +83,10 @@ export class TokenVerifier {
       return this.classify(error);
     }
     const caller = callerFromClaims(claims);
-    return caller ? { caller } : { failure: 'invalid' };
+    if (!caller) return { failure: 'invalid' };
+    // `exp` is required, so it is there; the tolerance matches the one jose grants.
+    this.verified.set(token, caller, ((claims.exp as number) + CLOCK_TOLERANCE_SECONDS) * 1000);
+    return { caller };
   }
 
   private async verifySignature(token: string): Promise<JWTPayload> {

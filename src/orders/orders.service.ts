@@ -19,6 +19,7 @@ import {
 } from './domain/order-state-machine';
 import { OrderItemEntity } from './order-item.entity';
 import { readLatestOrder, readOrder } from './order-reader';
+import { insertOrder } from './order-writer';
 import { OrderLinesPricer, PricedLine, RequestedLine } from './order-lines';
 import { OrderRecord } from './order.view';
 import { OrderEntity } from './order.entity';
@@ -96,21 +97,22 @@ export class OrdersService implements OnModuleInit {
   async create(caller: Caller, draft: OrderDraft & { customerId?: string }): Promise<OrderRecord> {
     const customerId = (draft.customerId ?? caller.userId).toLowerCase();
     if (customerId !== caller.userId && !isAdmin(caller)) throw new AppException('ACCESS_DENIED');
-    return this.dataSource.transaction(async (manager) => {
-      const priced = await this.lines.price(manager, draft.items ?? [], (i) => `items[${i}].`);
-      if (customerId !== caller.userId) await this.users.ensureCustomer(manager, customerId);
-      const order = await manager.save(
-        manager.create(OrderEntity, {
-          customerId,
-          deliveryStreetName: draft.deliveryAddress?.streetName ?? null,
-          deliveryZipCode: draft.deliveryAddress?.zipCode ?? null,
-          note: draft.note ?? null,
-          totalAmount: '0',
-        }),
-      );
-      await this.insertLines(manager, order.orderId, priced);
-      return this.reload(manager, order.orderId, { touch: false });
-    });
+    // No transaction: the catalogue read only prices the lines (stock is reserved at confirm), and the
+    // order with its lines and total is written by one statement, atomic by itself.
+    const manager = this.dataSource.manager;
+    const priced = await this.lines.price(manager, draft.items ?? [], (i) => `items[${i}].`);
+    if (customerId !== caller.userId) await this.users.ensureCustomer(manager, customerId);
+    const orderId = await insertOrder(
+      manager,
+      {
+        customerId,
+        deliveryStreetName: draft.deliveryAddress?.streetName ?? null,
+        deliveryZipCode: draft.deliveryAddress?.zipCode ?? null,
+        note: draft.note ?? null,
+      },
+      priced,
+    );
+    return (await readOrder(manager, orderId)) as OrderRecord;
   }
 
   async replace(

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ERROR_CODE_NAMES, VIOLATION_CODES } from './error-codes';
 import { SUPPORTED_LANGUAGES } from './language';
-import { I18N_PATH } from './problem.module';
+import { I18N_PATH } from './i18n-translations.module';
 
 type Catalogue = Map<string, string>;
 

@@ -37,4 +37,11 @@ describe('traceparent', () => {
     expect(span.parentSpanId).toBeUndefined();
     expect(span.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
   });
+
+  it('gives every span fresh ids, also across refills of the random pool', () => {
+    const spans = Array.from({ length: 2000 }, () => startSpan(undefined));
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(spans.length);
+    expect(new Set(spans.map((s) => s.spanId)).size).toBe(spans.length);
+    for (const span of spans) expect(span.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  });
 });

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /** W3C Trace Context of one unit of work (an HTTP request or a queued job). */
 export interface TraceContext {
@@ -32,11 +32,24 @@ export function formatTraceparent(traceId: string, spanId: string, sampled: bool
   return `00-${traceId}-${spanId}-${sampled ? '01' : '00'}`;
 }
 
+// Random ids come from a pool refilled 4 KiB at a time: one kernel call per ~500 spans instead of one each.
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+function randomHex(bytes: number): string {
+  if (poolOffset + bytes > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  poolOffset += bytes;
+  return pool.toString('hex', poolOffset - bytes, poolOffset);
+}
+
 /** Continues the incoming trace with a new span, or starts a new trace. */
 export function startSpan(incoming: string | undefined): TraceContext {
   const parent = parseTraceparent(incoming);
-  const traceId = parent?.traceId ?? randomBytes(16).toString('hex');
-  const spanId = randomBytes(8).toString('hex');
+  const traceId = parent?.traceId ?? randomHex(16);
+  const spanId = randomHex(8);
   const sampled = parent ? (parent.flags & 1) === 1 : true;
   return {
     traceId,
