@@ -89,7 +89,7 @@ describe('OpenAPI document', () => {
       expect(schemas.ViolationCode).toMatchObject({ type: 'string', enum: [...VIOLATION_CODES] });
     });
 
-    it('has the Problem schema, its code an ErrorCode and its violations Violations', () => {
+    it('has the Problem schema, its code an ErrorCode, its violations Violations, and failedItems', () => {
       const schemas = document.components?.schemas as Record<string, SchemaObject>;
       expect(schemas.Problem).toMatchObject({
         type: 'object',
@@ -98,6 +98,13 @@ describe('OpenAPI document', () => {
           code: { $ref: '#/components/schemas/ErrorCode' },
           violations: { type: 'array', items: { $ref: '#/components/schemas/Violation' } },
           traceId: { type: 'string' },
+          failedItems: {
+            type: 'array',
+            items: {
+              required: ['index', 'code', 'detail'],
+              properties: { code: { $ref: '#/components/schemas/ErrorCode' } },
+            },
+          },
         },
       });
       expect(schemas.Violation).toMatchObject({

@@ -57,7 +57,7 @@ export function problemComponents(): Record<string, SchemaObject> {
       type: 'object',
       description:
         `RFC 9457 Problem Details, the body of every 4xx and 5xx response (\`${PROBLEM_CONTENT_TYPE}\`). ` +
-        'Operations may add extension members (e.g. `failedItems` of an atomic batch).',
+        'Extension members: `violations` (validation) and `failedItems` (atomic batch).',
       required: ['type', 'status', 'title', 'detail', 'instance', 'code'],
       properties: {
         type: {
@@ -92,6 +92,26 @@ export function problemComponents(): Record<string, SchemaObject> {
           type: 'array',
           description: 'Every invalid field at once; present on `VALIDATION_ERROR`.',
           items: schemaRef(SCHEMA.violation),
+        },
+        failedItems: {
+          type: 'array',
+          description: 'Every failed item of an atomic batch; present on `BATCH_TRANSACTION_FAILED`.',
+          items: {
+            type: 'object',
+            required: ['index', 'code', 'detail'],
+            properties: {
+              index: {
+                type: 'integer',
+                minimum: 0,
+                description: 'Zero-based position of the item in the request.',
+              },
+              code: schemaRef(SCHEMA.errorCode),
+              detail: {
+                type: 'string',
+                description: 'Human-readable text in the language of `Accept-Language`.',
+              },
+            },
+          },
         },
       },
     },
