@@ -4,10 +4,11 @@ import type { OrderRecord } from './order.view';
 import { OrderEntity } from './order.entity';
 
 /**
- * Reads an order with its items in one statement (items aggregated with json_agg): the hot read path,
- * one round trip and no ORM hydration. Rows map to the same entities the rest of the module uses.
+ * The order row with its items aggregated (json_agg) from `orders` and `items` relations: the tables for
+ * reads, or the RETURNING rows of the create statement (order-writer.ts), so both map the same way.
  */
-const READ_ORDERS = `
+export function selectOrders(orders: string, items: string): string {
+  return `
   SELECT o.order_id, o.customer_id, o.status, o.currency, o.total_amount::text AS total_amount,
          o.delivery_street_name, o.delivery_zip_code, o.note, o.tracking_number, o.carrier,
          o.cancellation_reason, o.refund_reason, o.version, o.created_at, o.updated_at, o.confirmed_at,
@@ -16,10 +17,17 @@ const READ_ORDERS = `
                      'itemId', i.item_id, 'productId', i.product_id, 'productName', i.product_name,
                      'unitPrice', i.unit_price::text, 'quantity', i.quantity, 'createdAt', i.created_at)
                    ORDER BY i.created_at, i.item_id)
-                   FROM order_items i WHERE i.order_id = o.order_id), '[]'::json) AS items
-  FROM orders o`;
+                   FROM ${items} i WHERE i.order_id = o.order_id), '[]'::json) AS items
+  FROM ${orders} o`;
+}
 
-interface OrderRow {
+/**
+ * Reads an order with its items in one statement: the hot read path, one round trip and no ORM
+ * hydration. Rows map to the same entities the rest of the module uses.
+ */
+const READ_ORDERS = selectOrders('orders', 'order_items');
+
+export interface OrderRow {
   order_id: string;
   customer_id: string;
   status: OrderEntity['status'];
@@ -50,7 +58,7 @@ interface OrderRow {
   }>;
 }
 
-function toRecord(row: OrderRow): OrderRecord {
+export function toRecord(row: OrderRow): OrderRecord {
   const order = Object.assign(new OrderEntity(), {
     orderId: row.order_id,
     customerId: row.customer_id,

@@ -1,5 +1,7 @@
 import { EntityManager } from 'typeorm';
 import type { PricedLine } from './order-lines';
+import { OrderRow, selectOrders, toRecord } from './order-reader';
+import type { OrderRecord } from './order.view';
 
 export interface NewOrder {
   customerId: string;
@@ -9,10 +11,11 @@ export interface NewOrder {
 }
 
 /**
- * Inserts an order, its lines and its total in one statement (data-modifying CTEs): one round trip, and
- * atomic without a transaction of its own. Lines keep their request order (`created_at` is the clock
- * time of each row, and the items are read back in that order); the total is the sum of the frozen
- * prices, computed by PostgreSQL in `numeric`.
+ * Inserts an order, its lines and its total and returns the whole order, in one statement (data-modifying
+ * CTEs): one round trip, atomic without a transaction of its own, and nothing to read afterwards — so a
+ * failure can never leave an order created behind an error response (which would let an idempotent retry
+ * create it twice). Lines keep their request order (`created_at` is the clock time of each row); the total
+ * is the sum of the frozen prices, computed by PostgreSQL in `numeric`.
  */
 const INSERT_ORDER = `
   WITH lines AS (
@@ -21,21 +24,21 @@ const INSERT_ORDER = `
   ), created AS (
     INSERT INTO orders (customer_id, delivery_street_name, delivery_zip_code, note, total_amount)
     SELECT $1, $2, $3, $4, COALESCE((SELECT sum(unit_price * quantity) FROM lines), 0)
-    RETURNING order_id
+    RETURNING *
   ), items AS (
     INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
     SELECT created.order_id, l.product_id, l.product_name, l.unit_price, l.quantity
     FROM created CROSS JOIN lines l ORDER BY l.position
+    RETURNING *
   )
-  SELECT order_id FROM created`;
+  ${selectOrders('created', 'items')}`;
 
-/** Returns the new order's id. */
 export async function insertOrder(
   manager: EntityManager,
   order: NewOrder,
   lines: PricedLine[],
-): Promise<string> {
-  const rows: Array<{ order_id: string }> = await manager.query(INSERT_ORDER, [
+): Promise<OrderRecord> {
+  const rows: OrderRow[] = await manager.query(INSERT_ORDER, [
     order.customerId,
     order.deliveryStreetName,
     order.deliveryZipCode,
@@ -45,5 +48,5 @@ export async function insertOrder(
     lines.map((l) => l.unitPrice),
     lines.map((l) => l.quantity),
   ]);
-  return rows[0].order_id;
+  return toRecord(rows[0]);
 }

@@ -98,11 +98,11 @@ export class OrdersService implements OnModuleInit {
     const customerId = (draft.customerId ?? caller.userId).toLowerCase();
     if (customerId !== caller.userId && !isAdmin(caller)) throw new AppException('ACCESS_DENIED');
     // No transaction: the catalogue read only prices the lines (stock is reserved at confirm), and the
-    // order with its lines and total is written by one statement, atomic by itself.
+    // order with its lines and total is written and returned by one statement, atomic by itself.
     const manager = this.dataSource.manager;
     const priced = await this.lines.price(manager, draft.items ?? [], (i) => `items[${i}].`);
     if (customerId !== caller.userId) await this.users.ensureCustomer(manager, customerId);
-    const orderId = await insertOrder(
+    return insertOrder(
       manager,
       {
         customerId,
@@ -112,7 +112,6 @@ export class OrdersService implements OnModuleInit {
       },
       priced,
     );
-    return (await readOrder(manager, orderId)) as OrderRecord;
   }
 
   async replace(
