@@ -7,7 +7,6 @@ describe('readBearerCredentials', () => {
     ['Bearer', `Bearer ${JWT}`],
     ['lower-case scheme (RFC 9110: schemes are case-insensitive)', `bearer ${JWT}`],
     ['several spaces and surrounding blanks', `  BEARER   ${JWT}  `],
-    ['a base64 token with padding', 'Bearer abc+/def=='],
   ])('reads the token with %s', (_case, header) => {
     expect(readBearerCredentials(header)).toEqual({ token: header.trim().split(/ +/)[1] });
   });
@@ -28,6 +27,10 @@ describe('readBearerCredentials', () => {
     ['two tokens', `Bearer ${JWT} ${JWT}`],
     ['characters outside token68', 'Bearer abc"def'],
     ['padding in the middle', 'Bearer ab=c'],
+    ['a JWT with base64 padding (another spelling of a valid token)', `Bearer ${JWT}==`],
+    ['a JWT in base64 instead of base64url', `Bearer ${JWT.replace('c2', 'c+/')}`],
+    ['a token68 that is no JWT', 'Bearer abc+/def=='],
+    ['a token longer than 4 KiB', `Bearer ${JWT}${'A'.repeat(4096)}`],
   ])('has an invalid token with %s', (_case, header) => {
     expect(readBearerCredentials(header)).toEqual({ failure: 'invalid' });
   });

@@ -1,8 +1,13 @@
 /** What the `Authorization` header holds, from the point of view of bearer authentication. */
 export type BearerCredentials = { token: string } | { failure: 'missing' | 'invalid' };
 
-/** RFC 6750 §2.1 `b6token`: base64url/base64 characters with optional trailing `=`. */
-const B64_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+/**
+ * The bearer tokens of this service are JWS compact serializations: three unpadded base64url parts. Only
+ * that form (and a sane length) reaches the verifier: jose decodes leniently (padding, `+`/`/`), so other
+ * spellings of one valid token would each verify and each take a place in the verified-token cache.
+ */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+export const MAX_TOKEN_LENGTH = 4096;
 
 /**
  * Reads `Authorization: Bearer <token>`. The scheme word is mandatory (contract, Authentication) and
@@ -16,5 +21,7 @@ export function readBearerCredentials(authorization: string | undefined): Bearer
   if (scheme.toLowerCase() !== 'bearer') return { failure: 'missing' };
   const credentials = rest.join(' ').trim();
   if (credentials === '') return { failure: 'missing' };
-  return B64_TOKEN.test(credentials) ? { token: credentials } : { failure: 'invalid' };
+  return credentials.length <= MAX_TOKEN_LENGTH && COMPACT_JWS.test(credentials)
+    ? { token: credentials }
+    : { failure: 'invalid' };
 }

@@ -24,6 +24,9 @@ export class TokenKeysUnavailableError extends Error {
 export const SECRET_ALGORITHMS = ['HS256'];
 export const JWKS_ALGORITHMS = ['RS256', 'ES256'];
 
+/** Longest a JWKS-verified token is trusted without checking its key again (jose's default key-set cache age). */
+const JWKS_REVERIFY_MS = 10 * 60_000;
+
 /** Clock skew tolerated between the token issuer and this service. */
 const CLOCK_TOLERANCE_SECONDS = 5;
 
@@ -85,7 +88,12 @@ export class TokenVerifier {
     const caller = callerFromClaims(claims);
     if (!caller) return { failure: 'invalid' };
     // `exp` is required, so it is there; the tolerance matches the one jose grants.
-    this.verified.set(token, caller, ((claims.exp as number) + CLOCK_TOLERANCE_SECONDS) * 1000);
+    // With a JWKS, a key the identity provider withdraws must stop working within jose's key-set cache
+    // age, so such entries are verified again after at most that long.
+    const expiresAt = ((claims.exp as number) + CLOCK_TOLERANCE_SECONDS) * 1000;
+    const validUntil =
+      this.source.kind === 'jwks' ? Math.min(expiresAt, Date.now() + JWKS_REVERIFY_MS) : expiresAt;
+    this.verified.set(token, caller, validUntil);
     return { caller };
   }
 
