@@ -98,6 +98,18 @@ describe('querying orders: filters, sorting, offset and cursor paging, search', 
     expect(ids$(await owner('GET', '/api/v1/orders?q=%25'))).toEqual([]); // a literal %, not a wildcard
   });
 
+  it('a U+0000 in q (GET or POST search) is a 400 naming q, not a database error', async () => {
+    const get = await owner('GET', '/api/v1/orders?q=a%00b', { headers: { 'accept-language': 'en' } });
+    expect(get.statusCode).toBe(400);
+    expect(get.json()).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      violations: [{ field: 'q', code: 'INVALID_FORMAT' }],
+    });
+    const post = await owner('POST', '/api/v1/orders/search', { body: { q: 'a\u0000b' } });
+    expect(post.statusCode).toBe(400);
+    expect(post.json()).toMatchObject({ violations: [{ field: 'q', code: 'INVALID_FORMAT' }] });
+  });
+
   it('sorts by a whitelist of fields, repeatable, with orderId as the tie-breaker', async () => {
     const byAmount = await owner('GET', '/api/v1/orders?sort=totalAmount,asc&size=3');
     expect(byAmount.json().content.map((o: OrderBody) => o.totalAmount)).toEqual([10, 20, 30]);

@@ -179,6 +179,30 @@ describe('ValidationPipe', () => {
     expect(violations).toHaveLength(12);
   });
 
+  it('names every string holding U+0000 (PostgreSQL cannot store it), beside the other violations', async () => {
+    const violations = await violationsOf(
+      {
+        items: [{ productId: 'nope', quantity: 0 }],
+        deliveryAddress: { streetName: 'Main\u0000', zipCode: '123456' },
+        note: 'a\u0000',
+      },
+      body(OrderBody),
+    );
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        { field: 'items[0].productId', code: 'INVALID_FORMAT', args: { format: 'uuid' } },
+        { field: 'items[0].quantity', code: 'MIN', args: { min: 1 } },
+        {
+          field: 'deliveryAddress.streetName',
+          code: 'INVALID_FORMAT',
+          args: { format: 'text without U+0000' },
+        },
+        { field: 'note', code: 'INVALID_FORMAT', args: { format: 'text without U+0000' } },
+      ]),
+    );
+    expect(violations).toHaveLength(4);
+  });
+
   it('reports one violation per field, the most fundamental one', async () => {
     // Missing: REQUIRED although isUuid also failed. `null` fails @IsDefined: REQUIRED too.
     expect(

@@ -1,7 +1,7 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validate, ValidatorOptions } from 'class-validator';
-import { AppException } from '../problem/app-exception';
+import { AppException, ViolationInput } from '../problem/app-exception';
 import { toViolations } from './violations';
 
 /** Parameter types that are plain values, not DTOs; everything else with a class type is validated. */
@@ -41,7 +41,33 @@ export class ValidationPipe implements PipeTransform<unknown> {
     }
     const dto = plainToInstance(metatype, input);
     const errors = await validate(dto, VALIDATOR_OPTIONS);
-    if (errors.length > 0) throw AppException.validation(toViolations(errors, root));
+    const reported = toViolations(errors, root);
+    const fields = new Set(reported.map((v) => v.field));
+    // One violation per field: a field already reported keeps its own.
+    const violations = [
+      ...reported,
+      ...nulCharacterViolations(input, root).filter((v) => !fields.has(v.field)),
+    ];
+    if (violations.length > 0) throw AppException.validation(violations);
     return dto;
   }
+}
+
+/**
+ * Strings holding U+0000, wherever they are: PostgreSQL text cannot store the character, so letting one
+ * through would fail the statement (a 500) instead of naming the field.
+ */
+function nulCharacterViolations(value: unknown, path: string): ViolationInput[] {
+  if (typeof value === 'string') {
+    return value.includes('\u0000')
+      ? [{ field: path, code: 'INVALID_FORMAT', args: { format: 'text without U+0000' } }]
+      : [];
+  }
+  if (Array.isArray(value)) return value.flatMap((item, i) => nulCharacterViolations(item, `${path}[${i}]`));
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).flatMap(([key, item]) =>
+      nulCharacterViolations(item, path ? `${path}.${key}` : key),
+    );
+  }
+  return [];
 }
