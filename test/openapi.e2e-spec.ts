@@ -112,6 +112,32 @@ describe('OpenAPI document', () => {
       });
     });
 
+    it('describes both page shapes of GET /orders, counts as integers', () => {
+      const ok = operation(document, '/api/v1/orders', 'get').responses['200'] as {
+        content: Record<string, { schema: SchemaObject }>;
+      };
+      expect(ok.content['application/json'].schema.oneOf).toEqual([
+        { $ref: '#/components/schemas/OrderPageResponse' },
+        { $ref: '#/components/schemas/OrderCursorPageResponse' },
+      ]);
+      const schemas = document.components?.schemas as Record<string, SchemaObject>;
+      expect(schemas.OrderPageResponse.properties).toMatchObject({
+        page: { type: 'integer' },
+        size: { type: 'integer' },
+        totalElements: { type: 'integer' },
+        totalPages: { type: 'integer' },
+      });
+      expect(schemas.OrderCursorPageResponse).toMatchObject({
+        required: expect.arrayContaining(['content', 'size', 'hasNext', 'hasPrev']),
+        properties: {
+          nextCursor: { type: 'string' },
+          prevCursor: { type: 'string' },
+          hasNext: { type: 'boolean' },
+        },
+      });
+      expect(schemas.OrderCursorPageResponse.required).not.toContain('nextCursor');
+    });
+
     it('declares the bearer JWT scheme', () => {
       expect(document.components?.securitySchemes?.bearer).toMatchObject({
         type: 'http',

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/caller';
 import { CurrentCaller } from '../auth/decorators';
@@ -23,6 +23,7 @@ import {
 import {
   OrderItemPageResponse,
   OrderItemResponse,
+  OrderCursorPageResponse,
   OrderPageResponse,
   OrderResponse,
 } from './dto/order-response.dto';
@@ -46,6 +47,7 @@ export class OrdersController {
   ) {}
 
   @Get()
+  @ApiExtraModels(OrderPageResponse, OrderCursorPageResponse)
   @ApiEndpoint({
     operationId: 'getOrders',
     summary: "List the caller's orders (all orders for an admin)",
@@ -53,7 +55,10 @@ export class OrdersController {
       'Offset page by default; `cursor` (empty for the first chunk) selects keyset cursor paging, which stays ' +
       'fast at any depth. Filters combine with AND; customers only ever see their own orders.',
     errors: ['ACCESS_DENIED'],
-    type: OrderPageResponse,
+    // The offset page, or the cursor page when `cursor` is given (contract, Pages).
+    schema: {
+      oneOf: [{ $ref: getSchemaPath(OrderPageResponse) }, { $ref: getSchemaPath(OrderCursorPageResponse) }],
+    },
   })
   async list(
     @CurrentCaller() caller: Caller,

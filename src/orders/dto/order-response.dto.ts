@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { OffsetPageResponse } from '../../paging/page-response';
+import { CursorPageResponse, OffsetPageResponse } from '../../paging/page-response';
 import { ORDER_STATUSES } from '../domain/order-status';
 
 export class DeliveryAddressResponse {
@@ -89,6 +89,8 @@ export class OrderResponse {
 }
 
 export class OrderPageResponse extends OffsetPageResponse(OrderResponse, 'OrderPageResponse') {}
+
+export class OrderCursorPageResponse extends CursorPageResponse(OrderResponse, 'OrderCursorPageResponse') {}
 
 export class OrderItemPageResponse extends OffsetPageResponse(OrderItemResponse, 'OrderItemPageResponse') {}
 
