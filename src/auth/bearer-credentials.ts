@@ -7,7 +7,7 @@ export type BearerCredentials = { token: string } | { failure: 'missing' | 'inva
  * spellings of one valid token would each verify and each take a place in the verified-token cache.
  */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-export const MAX_TOKEN_LENGTH = 4096;
+const MAX_TOKEN_LENGTH = 4096;
 
 /**
  * Reads `Authorization: Bearer <token>`. The scheme word is mandatory (contract, Authentication) and

@@ -2,7 +2,7 @@ import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validate, ValidatorOptions } from 'class-validator';
 import { AppException, ViolationInput } from '../problem/app-exception';
-import { toViolations } from './violations';
+import { childPath, toViolations } from './violations';
 
 /** Parameter types that are plain values, not DTOs; everything else with a class type is validated. */
 const NOT_DTOS: ReadonlySet<unknown> = new Set([String, Number, Boolean, Array, Object, Date, Buffer]);
@@ -63,10 +63,12 @@ function nulCharacterViolations(value: unknown, path: string): ViolationInput[] 
       ? [{ field: path, code: 'INVALID_FORMAT', args: { format: 'text without U+0000' } }]
       : [];
   }
-  if (Array.isArray(value)) return value.flatMap((item, i) => nulCharacterViolations(item, `${path}[${i}]`));
+  if (Array.isArray(value)) {
+    return value.flatMap((item, i) => nulCharacterViolations(item, childPath(path, String(i), true)));
+  }
   if (typeof value === 'object' && value !== null) {
     return Object.entries(value).flatMap(([key, item]) =>
-      nulCharacterViolations(item, path ? `${path}.${key}` : key),
+      nulCharacterViolations(item, childPath(path, key, false)),
     );
   }
   return [];

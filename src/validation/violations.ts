@@ -160,7 +160,7 @@ function rank(violation: MappedViolation): number {
 }
 
 /** `items` + `0` → `items[0]` when the parent is a list; `deliveryAddress` + `zipCode` → `deliveryAddress.zipCode`. */
-function childPath(parentPath: string, property: string | undefined, parentIsList: boolean): string {
+export function childPath(parentPath: string, property: string | undefined, parentIsList: boolean): string {
   if (property === undefined || property === '') return parentPath;
   if (parentIsList) return `${parentPath}[${property}]`;
   return parentPath ? `${parentPath}.${property}` : property;

@@ -22,7 +22,6 @@ import {
 import { MAX_PAGE_SIZE } from '../../paging/offset-page';
 import { ToArray } from '../../validation/to-array.decorator';
 import { ORDER_STATUSES, type OrderStatus } from '../domain/order-status';
-import { OrderResponse } from '../dto/order-response.dto';
 import { SORT_FIELDS } from './order-query';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -245,24 +244,4 @@ export class SearchOrdersRequest {
   @Min(1)
   @Max(MAX_PAGE_SIZE)
   size?: number;
-}
-
-export class OrderCursorPageResponse {
-  @ApiProperty({ type: [OrderResponse] })
-  content: OrderResponse[];
-
-  @ApiProperty()
-  size: number;
-
-  @ApiPropertyOptional({ description: 'Omitted when there is no next chunk.' })
-  nextCursor?: string;
-
-  @ApiPropertyOptional({ description: 'Omitted on the first chunk.' })
-  prevCursor?: string;
-
-  @ApiProperty()
-  hasNext: boolean;
-
-  @ApiProperty()
-  hasPrev: boolean;
 }
