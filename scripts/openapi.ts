@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadConfigOrExit } from '../src/bootstrap/runtime';
-import { HTTP_METHODS } from '../src/openapi/endpoint-conventions';
-import { generateOpenApiDocument } from '../src/openapi/offline-document';
+import { HTTP_METHODS } from '../src/bootstrap/openapi/endpoint-conventions';
+import { generateOpenApiDocument } from '../src/bootstrap/openapi/offline-document';
 
 /**
  * Writes openapi.json at the repository root (npm run openapi; CI lints it with Spectral). Needs no

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AppModule } from './app.module';
+import { AppModule } from './bootstrap/app.module';
 import { loadConfigOrExit, onShutdownSignal, resolveDatabase } from './bootstrap/runtime';
 import { AppConfig } from './config/app-config';
 import { AppLogger, createPinoLogger } from './logging/app-logger';

@@ -10,8 +10,8 @@ import type {
 import { createHttpApp } from '../src/bootstrap/http-app';
 import { loadConfig } from '../src/config/app-config';
 import { AppLogger, createPinoLogger } from '../src/logging/app-logger';
-import { generateOpenApiDocument } from '../src/openapi/offline-document';
-import { buildOpenApiDocument } from '../src/openapi/openapi';
+import { generateOpenApiDocument } from '../src/bootstrap/openapi/offline-document';
+import { buildOpenApiDocument } from '../src/bootstrap/openapi/openapi-document';
 import { ERROR_CODE_NAMES, ERROR_CODES, VIOLATION_CODES } from '../src/problem/error-codes';
 import { spectralLintDocument } from './spectral/lint';
 import { OpenApiProbeModule, PAST_SUNSET, PROBE_KINDS, PROBE_PATH } from './support/probes/openapi.probe';

@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { AppException } from '../problem/app-exception';
 import { buildProblem, ProblemBody } from '../problem/problem';
-import type { ProblemDetailsFilter } from '../problem/problem-details.filter';
+import type { ProblemRenderer } from '../problem/problem-renderer';
 import { AtomicBatchFailure, failed, succeeded } from './batch-outcome';
 import { BatchResults } from './batch-results';
 
-/** Stands in for the filter's rendering: the detail shows the language and the code with its arguments. */
+/** Stands in for the problem renderer: the detail shows the language and the code with its arguments. */
 const problems = {
   render: (exception: AppException, lang: string): ProblemBody =>
     buildProblem({
@@ -18,7 +18,7 @@ const problems = {
         message: `${lang}:${v.code}`,
       })),
     }),
-} as unknown as ProblemDetailsFilter;
+} as unknown as ProblemRenderer;
 
 describe('BatchResults', () => {
   const results = new BatchResults(problems);

@@ -2,7 +2,7 @@ import { createParamDecorator, ExecutionContext, Injectable, Logger } from '@nes
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppException } from '../problem/app-exception';
 import { Language, resolveLanguage } from '../problem/language';
-import { ProblemDetailsFilter } from '../problem/problem-details.filter';
+import { ProblemRenderer } from '../problem/problem-renderer';
 import { currentTrace } from '../tracing/trace-context';
 import { AtomicBatchFailure, BatchItemFailure, BatchOutcome, succeeded } from './batch-outcome';
 import { BatchFailedItem, BatchItemError, BatchItemResult, BatchResponse } from './batch-response';
@@ -33,13 +33,13 @@ export const ResponseLanguage = createParamDecorator(
  *   }
  *
  * Item errors are the reduced `{code, detail}` form, `detail` being the problem detail text of the code
- * (`errors.<CODE>` with the failure's arguments), rendered by the one problem filter.
+ * (`errors.<CODE>` with the failure's arguments), rendered by the one problem renderer.
  */
 @Injectable()
 export class BatchResults {
   private readonly logger = new Logger('Batch');
 
-  constructor(private readonly problems: ProblemDetailsFilter) {}
+  constructor(private readonly problems: ProblemRenderer) {}
 
   /**
    * The 200 body of a partial-success batch: one result per outcome (index order), SUCCESS with the

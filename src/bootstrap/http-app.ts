@@ -1,20 +1,17 @@
-import { VersioningType } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppModule, ModuleImports } from '../app.module';
+import { AppModule, ModuleImports } from './app.module';
 import { AppConfig } from '../config/app-config';
 import { AppLogger, createPinoLogger } from '../logging/app-logger';
 import { ShutdownState } from '../health/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
-import { setupOpenApi } from '../openapi/openapi';
+import { applyApiRouting } from '../http/api-routing';
 import { registerAllowedMethods } from '../problem/allowed-methods';
 import { renderFrameworkErrors } from '../problem/framework-errors';
 import { ProblemDetailsFilter } from '../problem/problem-details.filter';
 import { registerTracing } from '../tracing/tracing.hooks';
 import { registerJsonBodyParsers } from '../validation/json-body';
-
-/** Paths that live outside /api/v<N> (contract, Operational endpoints). */
-export const OPERATIONAL_PATHS = ['health', 'ready', 'info', 'metrics'];
+import { setupOpenApi } from './openapi/openapi-document';
 
 /**
  * Builds the HTTP application with every global mechanism wired; main.ts and the e2e tests both use it,
@@ -55,8 +52,7 @@ export async function createHttpApp(
     },
   );
   problems.filter = app.get(ProblemDetailsFilter);
-  app.setGlobalPrefix('api', { exclude: OPERATIONAL_PATHS });
-  app.enableVersioning({ type: VersioningType.URI, prefix: 'v' });
+  applyApiRouting(app);
   app.get(MetricsService).instrument(fastify);
   // Responses finished while shutting down close their keep-alive connection, so the server can drain.
   const shutdown = app.get(ShutdownState);

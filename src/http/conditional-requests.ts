@@ -66,23 +66,28 @@ export function ifNoneMatchHits(request: FastifyRequest, etag: string): boolean 
 }
 
 /**
- * Checks the request's `If-Match` against the current `etag` of the resource about to change; call it
- * where the current version is known (ideally with the row locked, so the check and the write see the same
- * version). No header: no precondition. `*`: the resource exists, which it does. Otherwise strong
- * comparison (RFC 9110 §13.1.1): a listed strong tag must equal it, else 409 `CONCURRENT_MODIFICATION`.
+ * The versions of resource `id` that the request's `If-Match` accepts, for the service to compare with the
+ * version it reads with the row locked (so the check and the write see the same version):
+ * - undefined: no precondition (no header; or `*`, "the resource exists", which it does once found);
+ * - otherwise the versions named by strong tags in this resource's form `"<id>.v<version>"` (strong
+ *   comparison, RFC 9110 §13.1.1), possibly none: no version satisfies that, so the write is 409
+ *   `CONCURRENT_MODIFICATION`.
  * A header that is no entity-tag list at all is 400 `VALIDATION_ERROR` on the field `If-Match`.
  */
-export function assertIfMatch(request: FastifyRequest, etag: string): void {
+export function ifMatchVersions(request: FastifyRequest, id: string): readonly number[] | undefined {
   const value = header(request, 'if-match');
-  if (value === undefined || value.trim() === '*') return;
+  if (value === undefined || value.trim() === '*') return undefined;
   const tags = parseEntityTags(value);
   if (tags === undefined) {
     throw AppException.validation([
       { field: 'If-Match', code: 'INVALID_FORMAT', args: { format: '"<entity-tag>"' } },
     ]);
   }
-  const current = ownTag(etag);
-  if (!tags.some((tag) => !tag.weak && !current.weak && tag.opaque === current.opaque)) {
-    throw new AppException('CONCURRENT_MODIFICATION');
-  }
+  const prefix = `"${id}.v`;
+  return tags.flatMap((tag) => {
+    if (tag.weak || !tag.opaque.startsWith(prefix)) return [];
+    const version = tag.opaque.slice(prefix.length, -1);
+    // Exactly as entityTag() prints it: no sign, no leading zeros.
+    return /^(0|[1-9]\d{0,14})$/.test(version) ? [Number(version)] : [];
+  });
 }

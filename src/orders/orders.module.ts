@@ -1,19 +1,41 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BatchModule } from '../batch/batch.module';
-import { OrderBatchController } from './batch/order-batch.controller';
-import { OrderBatchService } from './batch/order-batch.service';
-import { OrderItemEntity } from './order-item.entity';
-import { OrderLinesPricer } from './order-lines';
-import { OrderEntity } from './order.entity';
-import { OrdersController } from './orders.controller';
-import { OrdersService } from './orders.service';
-import { OrdersQueryService } from './query/orders-query.service';
+import { ProductsModule } from '../products/products.module';
+import { OrderActionsController } from './http/order-actions.controller';
+import { OrderBatchController } from './http/order-batch.controller';
+import { OrderItemsController } from './http/order-items.controller';
+import { OrdersController } from './http/orders.controller';
+import { OrderActionsService } from './order-actions.service';
+import { OrderBatchService } from './order-batch.service';
+import { OrderChanges } from './order-changes.service';
+import { OrderEditingService } from './order-editing.service';
+import { OrderItemsService } from './order-items.service';
+import { OrderLinesPricer } from './order-lines.service';
+import { OrderReadsService } from './order-reads.service';
+import { OrderItemEntity } from './persistence/order-item.entity';
+import { OrderEntity } from './persistence/order.entity';
+import { OrdersRepository } from './persistence/orders.repository';
 
+/**
+ * Orders: HTTP (http/), use-case services (reads, editing, actions, items, batch) over the model and
+ * state table (domain/), and one repository holding every orders statement (persistence/). Other
+ * modules read orders through OrderReadsService.
+ */
 @Module({
-  imports: [TypeOrmModule.forFeature([OrderEntity, OrderItemEntity]), BatchModule],
-  controllers: [OrdersController, OrderBatchController],
-  providers: [OrdersService, OrderLinesPricer, OrdersQueryService, OrderBatchService],
-  exports: [OrdersService, OrderLinesPricer],
+  // The entities describe the tables for `npm run migration:generate`; statements live in the repository.
+  imports: [TypeOrmModule.forFeature([OrderEntity, OrderItemEntity]), BatchModule, ProductsModule],
+  controllers: [OrdersController, OrderActionsController, OrderItemsController, OrderBatchController],
+  providers: [
+    OrdersRepository,
+    OrderChanges,
+    OrderLinesPricer,
+    OrderReadsService,
+    OrderEditingService,
+    OrderActionsService,
+    OrderItemsService,
+    OrderBatchService,
+  ],
+  exports: [OrderReadsService],
 })
 export class OrdersModule {}

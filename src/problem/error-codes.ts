@@ -75,10 +75,6 @@ export const VIOLATION_CODES = [
 ] as const;
 export type ViolationCode = (typeof VIOLATION_CODES)[number];
 
-export function errorStatus(code: ErrorCode): number {
-  return ERROR_CODES[code];
-}
-
 export function problemType(code: string): string {
   return `urn:problem:order-service:${code.toLowerCase().replace(/_/g, '-')}`;
 }

@@ -5,8 +5,8 @@ import { AppException } from './app-exception';
 import { formatByteSize } from './byte-size';
 import { ErrorCode } from './error-codes';
 import { resolveLanguage } from './language';
-import { buildProblem, PROBLEM_CONTENT_TYPE, ProblemBody } from './problem';
-import { Translator } from './translator';
+import { PROBLEM_CONTENT_TYPE } from './problem';
+import { ProblemRenderer } from './problem-renderer';
 
 /** The code an error without one of ours gets, by its HTTP status. */
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -52,7 +52,7 @@ function frameworkStatus(exception: unknown): number | undefined {
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ProblemDetails');
 
-  constructor(private readonly translator: Translator) {}
+  constructor(private readonly renderer: ProblemRenderer) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw exception;
@@ -85,36 +85,16 @@ export class ProblemDetailsFilter implements ExceptionFilter {
         traceId: trace?.traceId,
       });
     }
-    const body = this.render(appException, request.headers['accept-language'], trace?.traceparent);
+    const lang = resolveLanguage(request.headers['accept-language']);
+    const body = this.renderer.render(appException, lang, trace?.traceparent);
     if (reply.sent) return;
     void reply
       .status(appException.status)
       .headers(appException.options.headers ?? {})
-      .header('content-language', resolveLanguage(request.headers['accept-language']))
+      .header('content-language', lang)
       // A string body keeps Fastify from choosing the content type itself (PITFALLS 3).
       .header('content-type', PROBLEM_CONTENT_TYPE)
       .send(JSON.stringify(body));
-  }
-
-  render(
-    exception: AppException,
-    acceptLanguage: string | string[] | undefined,
-    traceId?: string,
-  ): ProblemBody {
-    const lang = resolveLanguage(acceptLanguage);
-    const { options, code, status } = exception;
-    return buildProblem({
-      status,
-      code,
-      detail: this.translator.translate(options.detailKey ?? `errors.${code}`, lang, options.args),
-      traceId,
-      violations: options.violations?.map((v) => ({
-        field: v.field,
-        code: v.code,
-        message: this.translator.translate(`validation.${v.code}`, lang, v.args),
-      })),
-      extensions: options.extensions,
-    });
   }
 
   toAppException(exception: unknown, request: FastifyRequest): AppException {

@@ -2,12 +2,18 @@ import { Global, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { i18nTranslationsModule } from './i18n-translations.module';
 import { ProblemDetailsFilter } from './problem-details.filter';
+import { ProblemRenderer } from './problem-renderer';
 import { Translator } from './translator';
 
 @Global()
 @Module({
   imports: [i18nTranslationsModule()],
-  providers: [Translator, ProblemDetailsFilter, { provide: APP_FILTER, useExisting: ProblemDetailsFilter }],
-  exports: [Translator, ProblemDetailsFilter],
+  providers: [
+    Translator,
+    ProblemRenderer,
+    ProblemDetailsFilter,
+    { provide: APP_FILTER, useExisting: ProblemDetailsFilter },
+  ],
+  exports: [Translator, ProblemRenderer, ProblemDetailsFilter],
 })
 export class ProblemModule {}

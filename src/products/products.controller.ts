@@ -12,7 +12,8 @@ import {
   ProductPageResponse,
   ProductResponse,
 } from './product.dto';
-import { ProductsService, toProductResponse } from './products.service';
+import { toProductResponse } from './product.view';
+import { ProductsService } from './products.service';
 
 /** Catalogue reads may be cached briefly by the client (DECISIONS "Orders"). */
 const CATALOGUE_CACHE = 'private, max-age=60';

@@ -1,13 +1,16 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ProductStockService } from './product-stock.service';
 import { ProductEntity } from './product.entity';
 import { ProductsController } from './products.controller';
+import { ProductsRepository } from './products.repository';
 import { ProductsService } from './products.service';
 
+/** The catalogue: its HTTP API, and the stock service other modules reserve and release stock through. */
 @Module({
   imports: [TypeOrmModule.forFeature([ProductEntity])],
   controllers: [ProductsController],
-  providers: [ProductsService],
-  exports: [ProductsService],
+  providers: [ProductsRepository, ProductsService, ProductStockService],
+  exports: [ProductStockService],
 })
 export class ProductsModule {}

@@ -1,68 +1,52 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { OffsetPage, offsetOf, offsetPage } from '../paging/offset-page';
 import { AppException } from '../problem/app-exception';
-import { CreateProductRequest, PatchProductRequest, ProductResponse } from './product.dto';
-import { ProductEntity } from './product.entity';
+import { ProductEntity, ProductStatus } from './product.entity';
+import { ProductChanges, ProductsRepository } from './products.repository';
 
-export function toProductResponse(p: ProductEntity): ProductResponse {
-  return {
-    productId: p.productId,
-    name: p.name,
-    price: Number(p.price),
-    stock: p.stock,
-    status: p.status,
-    createdAt: p.createdAt,
-    updatedAt: p.updatedAt ?? undefined,
-  };
+export interface ProductDraft {
+  name: string;
+  price: number;
+  stock: number;
+  status?: ProductStatus;
 }
+
+export type ProductPatch = Partial<ProductDraft>;
 
 /** The catalogue orders are built from. */
 @Injectable()
 export class ProductsService {
-  constructor(@InjectRepository(ProductEntity) private readonly products: Repository<ProductEntity>) {}
+  constructor(private readonly products: ProductsRepository) {}
 
   async list(query: { page: number; size: number }): Promise<OffsetPage<ProductEntity>> {
-    const [rows, total] = await this.products.findAndCount({
-      order: { createdAt: 'DESC', productId: 'DESC' },
-      skip: offsetOf(query),
-      take: query.size,
-    });
-    return offsetPage(rows, total, query);
+    const { products, total } = await this.products.page({ limit: query.size, offset: offsetOf(query) });
+    return offsetPage(products, total, query);
   }
 
   async get(productId: string): Promise<ProductEntity> {
-    const product = await this.products.findOne({ where: { productId } });
+    const product = await this.products.read(productId);
     if (!product) throw new AppException('PRODUCT_NOT_FOUND', { args: { productId } });
     return product;
   }
 
-  async create(request: CreateProductRequest): Promise<ProductEntity> {
-    const saved = await this.products.save(
-      this.products.create({
-        name: request.name,
-        price: request.price.toFixed(2),
-        stock: request.stock,
-        status: request.status ?? 'ACTIVE',
-      }),
-    );
-    return this.get(saved.productId);
+  async create(draft: ProductDraft): Promise<ProductEntity> {
+    const productId = await this.products.insert({
+      name: draft.name,
+      price: draft.price.toFixed(2),
+      stock: draft.stock,
+      status: draft.status ?? 'ACTIVE',
+    });
+    return this.get(productId);
   }
 
-  async patch(productId: string, patch: PatchProductRequest): Promise<ProductEntity> {
+  async patch(productId: string, patch: ProductPatch): Promise<ProductEntity> {
     await this.get(productId);
-    const changes: Partial<ProductEntity> = {};
+    const changes: ProductChanges = {};
     if (patch.name !== undefined) changes.name = patch.name;
     if (patch.price !== undefined) changes.price = patch.price.toFixed(2);
     if (patch.stock !== undefined) changes.stock = patch.stock;
     if (patch.status !== undefined) changes.status = patch.status;
-    if (Object.keys(changes).length > 0) {
-      await this.products.update(
-        { productId },
-        { ...changes, version: () => 'version + 1', updatedAt: () => 'now()' },
-      );
-    }
+    if (Object.keys(changes).length > 0) await this.products.update(productId, changes);
     return this.get(productId);
   }
 }

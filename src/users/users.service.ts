@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import type { Caller } from '../auth/caller';
 import { AppException } from '../problem/app-exception';
 import { UserEntity } from './user.entity';
@@ -36,8 +36,8 @@ export class UsersService {
   }
 
   /** A customer named by an admin may not have signed in yet: give them a profile row. */
-  async ensureCustomer(manager: EntityManager, userId: string): Promise<void> {
-    await manager.query(
+  async ensureCustomer(userId: string): Promise<void> {
+    await this.users.query(
       `INSERT INTO users (user_id, roles) VALUES ($1, '{CUSTOMER}') ON CONFLICT DO NOTHING`,
       [userId],
     );

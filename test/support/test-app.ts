@@ -1,5 +1,5 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ModuleImports } from '../../src/app.module';
+import { ModuleImports } from '../../src/bootstrap/app.module';
 import { createHttpApp } from '../../src/bootstrap/http-app';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 

@@ -1,9 +1,13 @@
+import type { ActionParams, OrderFieldChanges, OrderTextField, OrderTimestampField } from './order';
 import { ORDER_STATUSES, OrderStatus } from './order-status';
 
 /**
- * The order state machine as one table (state × operation → next state, guard, effects, permission).
- * The service asks it before every change; `renderStateMachineMarkdown()` writes it into the docs; a unit
- * test walks every (state, operation) pair; `assertValidStateMachine()` checks it at boot (Vendure-style).
+ * The order state machine as one executable table (Vendure-style): each action names the states it
+ * leaves, the state it enters, who may run it, its guards (functions over facts of the order, each with
+ * the error it fails with), its effects by the state left, the time stamp it writes and the request
+ * fields it stores. The actions service runs it, the HTTP layer derives endpoint descriptions and
+ * docs/order-state-machine.md from it, and `assertValidStateMachine()` checks it at boot.
+ * Adding an action: a row here, an effect handler if it has a new effect, and one route.
  * Pure domain code: no HTTP, no database.
  */
 export type OrderAction = 'confirm' | 'cancel' | 'ship' | 'deliver' | 'refund';
@@ -14,18 +18,50 @@ export type OrderOperation = OrderAction | OrderEdit;
 /** Who may run an action: the order's owner (or an admin), or an admin only. */
 export type ActionPermission = 'OWNER_OR_ADMIN' | 'ADMIN';
 
-/** A precondition on the order beyond its status, with the error code when it fails. */
-export type TransitionGuard = 'HAS_ITEMS' | 'HAS_DELIVERY_ADDRESS';
-export const GUARD_ERRORS: Record<TransitionGuard, 'ORDER_EMPTY' | 'DELIVERY_ADDRESS_MISSING'> = {
-  HAS_ITEMS: 'ORDER_EMPTY',
-  HAS_DELIVERY_ADDRESS: 'DELIVERY_ADDRESS_MISSING',
-};
+/** The facts about an order that guards judge. */
+export interface GuardFacts {
+  itemCount: number;
+  hasDeliveryAddress: boolean;
+}
 
-/** Side effects run in the same transaction as the status change. */
-export type TransitionEffect = 'RESERVE_STOCK' | 'RELEASE_STOCK';
+export interface GuardDefinition {
+  holds: (facts: GuardFacts) => boolean;
+  /** The error code when the guard fails (409). */
+  error: 'ORDER_EMPTY' | 'DELIVERY_ADDRESS_MISSING';
+  /** What the order needs, for documentation: "needs <description>". */
+  description: string;
+}
 
-/** The timestamp column an action stamps. */
-export type TransitionTimestamp = 'confirmedAt' | 'shippedAt' | 'deliveredAt' | 'cancelledAt' | 'refundedAt';
+export const GUARDS = {
+  HAS_ITEMS: {
+    holds: (facts) => facts.itemCount > 0,
+    error: 'ORDER_EMPTY',
+    description: 'at least one item',
+  },
+  HAS_DELIVERY_ADDRESS: {
+    holds: (facts) => facts.hasDeliveryAddress,
+    error: 'DELIVERY_ADDRESS_MISSING',
+    description: 'a delivery address',
+  },
+} as const satisfies Record<string, GuardDefinition>;
+export type TransitionGuard = keyof typeof GUARDS;
+
+export interface EffectDefinition {
+  /** What happens, for documentation. */
+  description: string;
+  /** Error codes the effect can fail with (409), which roll the whole action back. */
+  errors: readonly 'INSUFFICIENT_STOCK'[];
+}
+
+/** Side effects run in the same transaction as the status change; their handlers sit in the actions service. */
+export const EFFECTS = {
+  RESERVE_STOCK: {
+    description: 'reserves the stock of every item atomically',
+    errors: ['INSUFFICIENT_STOCK'],
+  },
+  RELEASE_STOCK: { description: 'releases the stock reserved at confirm', errors: [] },
+} as const satisfies Record<string, EffectDefinition>;
+export type TransitionEffect = keyof typeof EFFECTS;
 
 export interface Transition {
   from: readonly OrderStatus[];
@@ -34,7 +70,10 @@ export interface Transition {
   guards: readonly TransitionGuard[];
   /** Effects keyed by the state the order leaves (cancel releases stock only when it was reserved). */
   effects: Partial<Record<OrderStatus, readonly TransitionEffect[]>>;
-  stamps: TransitionTimestamp;
+  /** The time stamp the action writes. */
+  stamp: OrderTimestampField;
+  /** Request fields of the action and the order field each sets. */
+  params: Partial<Record<keyof ActionParams, OrderTextField>>;
 }
 
 export const ORDER_TRANSITIONS: Readonly<Record<OrderAction, Transition>> = {
@@ -44,7 +83,8 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderAction, Transition>> = {
     permission: 'OWNER_OR_ADMIN',
     guards: ['HAS_ITEMS'],
     effects: { CREATED: ['RESERVE_STOCK'] },
-    stamps: 'confirmedAt',
+    stamp: 'confirmedAt',
+    params: {},
   },
   cancel: {
     from: ['CREATED', 'CONFIRMED'],
@@ -52,7 +92,8 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderAction, Transition>> = {
     permission: 'OWNER_OR_ADMIN',
     guards: [],
     effects: { CONFIRMED: ['RELEASE_STOCK'] },
-    stamps: 'cancelledAt',
+    stamp: 'cancelledAt',
+    params: { reason: 'cancellationReason' },
   },
   ship: {
     from: ['CONFIRMED'],
@@ -60,7 +101,8 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderAction, Transition>> = {
     permission: 'ADMIN',
     guards: ['HAS_DELIVERY_ADDRESS'],
     effects: {},
-    stamps: 'shippedAt',
+    stamp: 'shippedAt',
+    params: { trackingNumber: 'trackingNumber', carrier: 'carrier' },
   },
   deliver: {
     from: ['SHIPPED'],
@@ -68,7 +110,8 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderAction, Transition>> = {
     permission: 'ADMIN',
     guards: [],
     effects: {},
-    stamps: 'deliveredAt',
+    stamp: 'deliveredAt',
+    params: {},
   },
   refund: {
     from: ['SHIPPED', 'DELIVERED'],
@@ -76,7 +119,8 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderAction, Transition>> = {
     permission: 'ADMIN',
     guards: [],
     effects: {},
-    stamps: 'refundedAt',
+    stamp: 'refundedAt',
+    params: { reason: 'refundReason' },
   },
 };
 
@@ -97,36 +141,64 @@ export function isAllowed(operation: OrderOperation, status: OrderStatus): boole
   return ORDER_EDITS[operation as OrderEdit].includes(status);
 }
 
-/** The facts about an order a guard needs. */
-export interface GuardFacts {
-  itemCount: number;
-  hasDeliveryAddress: boolean;
-}
-
+/** The first guard of `transition` that the facts fail, if any. */
 export function failedGuard(transition: Transition, facts: GuardFacts): TransitionGuard | undefined {
-  return transition.guards.find((guard) =>
-    guard === 'HAS_ITEMS'
-      ? facts.itemCount === 0
-      : guard === 'HAS_DELIVERY_ADDRESS'
-        ? !facts.hasDeliveryAddress
-        : false,
-  );
+  return transition.guards.find((guard) => !GUARDS[guard].holds(facts));
 }
 
-/** Boot-time check: known states only, every state reachable from CREATED, no action that goes nowhere. */
+/** The effects of `transition` when it leaves `from`. */
+export function effectsOf(transition: Transition, from: OrderStatus): readonly TransitionEffect[] {
+  return transition.effects[from] ?? [];
+}
+
+/** The field changes of running `transition` with `params`: the new status and the request fields it keeps. */
+export function transitionChanges(transition: Transition, params: ActionParams): OrderFieldChanges {
+  const changes: OrderFieldChanges = { status: transition.to };
+  for (const [param, field] of Object.entries(transition.params) as Array<
+    [keyof ActionParams, OrderTextField]
+  >) {
+    changes[field] = params[param] ?? null;
+  }
+  return changes;
+}
+
+/** The error codes an action can answer beyond the state check: its guards' and its effects'. */
+export type TransitionError = GuardDefinition['error'] | EffectDefinition['errors'][number];
+
+export function transitionErrors(transition: Transition): TransitionError[] {
+  const effects = Object.values(transition.effects).flatMap((list) => list ?? []);
+  return [
+    ...new Set([
+      ...transition.guards.map((g) => GUARDS[g].error),
+      ...effects.flatMap((e) => EFFECTS[e].errors),
+    ]),
+  ];
+}
+
+/**
+ * Boot-time check: known states, guards and effects only, every state reachable from CREATED, no action
+ * that goes nowhere, one time stamp per action.
+ */
 export function assertValidStateMachine(): void {
   const known = new Set<string>(ORDER_STATUSES);
   const problems: string[] = [];
+  const stamps = new Map<string, string>();
   for (const [action, t] of Object.entries(ORDER_TRANSITIONS)) {
     if (t.from.length === 0) problems.push(`${action} has no source state`);
     for (const s of [...t.from, t.to, ...Object.keys(t.effects)]) {
       if (!known.has(s)) problems.push(`${action} names unknown state ${s}`);
     }
     if (t.from.includes(t.to)) problems.push(`${action} loops on ${t.to}`);
-    for (const s of Object.keys(t.effects)) {
+    for (const [s, effects] of Object.entries(t.effects)) {
       if (!t.from.includes(s as OrderStatus))
         problems.push(`${action} has effects for ${s}, which it never leaves`);
+      for (const e of effects ?? [])
+        if (!(e in EFFECTS)) problems.push(`${action} names unknown effect ${e}`);
     }
+    for (const g of t.guards) if (!(g in GUARDS)) problems.push(`${action} names unknown guard ${g}`);
+    const other = stamps.get(t.stamp);
+    if (other) problems.push(`${action} and ${other} both stamp ${t.stamp}`);
+    stamps.set(t.stamp, action);
   }
   for (const [edit, states] of Object.entries(ORDER_EDITS)) {
     for (const s of states) if (!known.has(s)) problems.push(`${edit} names unknown state ${s}`);
@@ -143,40 +215,4 @@ export function assertValidStateMachine(): void {
   }
   for (const s of ORDER_STATUSES) if (!reachable.has(s)) problems.push(`${s} is unreachable from CREATED`);
   if (problems.length > 0) throw new Error(`Invalid order state machine: ${problems.join('; ')}`);
-}
-
-/** The table as Markdown, for docs/order-state-machine.md (a test keeps the file current). */
-export function renderStateMachineMarkdown(): string {
-  const lines = [
-    '# Order state machine',
-    '',
-    'Generated from `src/orders/domain/order-state-machine.ts` (`npm run docs:state-machine`); a unit test fails',
-    'when this file and the table differ. Any operation not listed for a status is `409 INVALID_ORDER_STATE`.',
-    '',
-    '## Actions (`POST /api/v1/orders/{orderId}/<action>`)',
-    '',
-    '| Action | From | To | Who | Guard (error) | Effects | Stamps |',
-    '|---|---|---|---|---|---|---|',
-  ];
-  for (const action of ORDER_ACTIONS) {
-    const t = ORDER_TRANSITIONS[action];
-    const guards = t.guards.map((g) => `${g} (${GUARD_ERRORS[g]})`).join(', ') || '—';
-    const effects =
-      Object.entries(t.effects)
-        .map(([from, list]) => `from ${from}: ${(list ?? []).join(', ')}`)
-        .join('; ') || '—';
-    const who = t.permission === 'ADMIN' ? 'ADMIN' : 'owner or ADMIN';
-    lines.push(
-      `| ${action} | ${t.from.join(', ')} | ${t.to} | ${who} | ${guards} | ${effects} | ${t.stamps} |`,
-    );
-  }
-  lines.push('', '## Edits', '', '| Edit | Allowed in |', '|---|---|');
-  const editNames: Record<OrderEdit, string> = {
-    replace: '`PUT /orders/{orderId}`',
-    patch: '`PATCH /orders/{orderId}`',
-    delete: '`DELETE /orders/{orderId}`',
-    changeItems: 'add or remove items',
-  };
-  for (const edit of ORDER_EDIT_NAMES) lines.push(`| ${editNames[edit]} | ${ORDER_EDITS[edit].join(', ')} |`);
-  return `${lines.join('\n')}\n`;
 }

@@ -1,10 +1,9 @@
-import { Body, Controller, Get, Injectable, Module, Param, Patch, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Module, Param, Patch, Req, Res } from '@nestjs/common';
 import { InjectRepository, TypeOrmModule } from '@nestjs/typeorm';
 import { IsString, MaxLength } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Column, Entity, PrimaryColumn, Repository, VersionColumn } from 'typeorm';
-import { assertIfMatch, entityTag } from '../../../src/http/conditional-requests';
-import { updateVersioned } from '../../../src/http/versioned-update';
+import { Column, Entity, PrimaryColumn, Repository } from 'typeorm';
+import { entityTag, ifMatchVersions } from '../../../src/http/conditional-requests';
 import { AppException } from '../../../src/problem/app-exception';
 
 export const CONDITIONAL_PROBE_PATH = '/api/v1/conditional-probe/documents';
@@ -25,7 +24,7 @@ export class ProbeDocumentEntity {
   @Column('text')
   title: string;
 
-  @VersionColumn()
+  @Column('integer')
   version: number;
 }
 
@@ -35,40 +34,11 @@ class RetitleBody {
   title: string;
 }
 
-/**
- * Holds writers after they have read until `parties` of them have: two concurrent writers then both hold
- * the same version when they write, and only the versioned update can tell them apart.
- */
-@Injectable()
-export class ProbeBarrier {
-  private parties = 0;
-  private arrived = 0;
-  private release?: () => void;
-  private all: Promise<void> = Promise.resolve();
-
-  arm(parties: number): void {
-    this.parties = parties;
-    this.arrived = 0;
-    this.all = new Promise((resolve) => (this.release = resolve));
-  }
-
-  async wait(): Promise<void> {
-    if (this.parties === 0) return;
-    this.arrived += 1;
-    if (this.arrived === this.parties) {
-      this.parties = 0;
-      this.release?.();
-    }
-    await this.all;
-  }
-}
-
 /** Test-only routes under /api/v1/conditional-probe that use the conditional-request helpers as a controller would. */
 @Controller({ path: 'conditional-probe/documents', version: '1' })
 class ConditionalProbeController {
   constructor(
     @InjectRepository(ProbeDocumentEntity) private readonly documents: Repository<ProbeDocumentEntity>,
-    private readonly barrier: ProbeBarrier,
   ) {}
 
   /** Sets ETag only: the 304 for a matching If-None-Match is the mechanism's. */
@@ -83,7 +53,7 @@ class ConditionalProbeController {
     return document;
   }
 
-  /** Read, check If-Match against what was read, then a compare-and-set on the version. */
+  /** Read, check If-Match against the version read, write the next version. */
   @Patch(':documentId')
   async retitle(
     @Param('documentId') documentId: string,
@@ -92,15 +62,10 @@ class ConditionalProbeController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ProbeDocumentEntity> {
     const document = await this.find(documentId);
-    assertIfMatch(request, entityTag(document.documentId, document.version));
-    await this.barrier.wait();
-    const version = await updateVersioned(
-      this.documents.manager,
-      ProbeDocumentEntity,
-      { documentId },
-      document.version,
-      { title: body.title },
-    );
+    const expected = ifMatchVersions(request, documentId);
+    if (expected && !expected.includes(document.version)) throw new AppException('CONCURRENT_MODIFICATION');
+    const version = document.version + 1;
+    await this.documents.update({ documentId }, { title: body.title, version });
     void reply.header('etag', entityTag(documentId, version));
     return { documentId, title: body.title, version };
   }
@@ -115,6 +80,5 @@ class ConditionalProbeController {
 @Module({
   imports: [TypeOrmModule.forFeature([ProbeDocumentEntity])],
   controllers: [ConditionalProbeController],
-  providers: [ProbeBarrier],
 })
 export class ConditionalRequestsProbeModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { Caller } from '../../auth/caller';
+import type { Caller } from '../auth/caller';
 import {
   AtomicBatchFailure,
   BatchItemFailure,
@@ -9,42 +9,50 @@ import {
   itemFailuresOf,
   itemFieldPrefix,
   settleEach,
-} from '../../batch/batch-outcome';
-import { IndexedItem, settleInSavepoints } from '../../batch/batch-savepoints';
-import { AppException } from '../../problem/app-exception';
-import { OrderLinesPricer, PricedLine, RequestedLine } from '../order-lines';
-import { OrderRecord } from '../order.view';
-import { OrdersService, Precondition } from '../orders.service';
+} from '../batch/batch-outcome';
+import { IndexedItem, settleInSavepoints } from '../batch/batch-savepoints';
+import { AppException } from '../problem/app-exception';
+import type { ExpectedVersions, Order, PricedLine, RequestedLine } from './domain/order';
+import { OrderActionsService } from './order-actions.service';
+import { OrderItemsService } from './order-items.service';
+import { OrderLinesPricer } from './order-lines.service';
+import { OrdersRepository } from './persistence/orders.repository';
 
 /**
- * The order batches (DECISIONS "Batch"). Partial success for creating and confirming many orders: each
- * item ends on its own, in request order. All or nothing for adding many lines to one order.
+ * The order batches (DECISIONS "Batch"), built from the steps the single operations use. Partial success
+ * for creating and confirming many orders: each item ends on its own, in request order. All or nothing
+ * for adding many lines to one order.
  */
 @Injectable()
 export class OrderBatchService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly orders: OrdersService,
+    private readonly orders: OrdersRepository,
+    private readonly actions: OrderActionsService,
+    private readonly items: OrderItemsService,
     private readonly lines: OrderLinesPricer,
   ) {}
 
   /**
    * One single-line order of the caller per item. The catalogue is read once for the whole batch; each
    * item is checked against the whole stock, as separate `POST /orders` calls would be (stock is only
-   * checked at create; confirm reserves it). The orders are written in one transaction, together when the database takes them all, else each
-   * in its own savepoint (settleInSavepoints): an item that fails, even in the database, undoes nothing of
-   * the others. Resolves to the order id of each item.
+   * checked at create; confirm reserves it). The orders are written in one transaction, together when the
+   * database takes them all, else each in its own savepoint (settleInSavepoints): an item that fails, even
+   * in the database, undoes nothing of the others. Resolves to the order id of each item.
    */
   createOrders(caller: Caller, items: readonly RequestedLine[]): Promise<Array<BatchOutcome<string>>> {
-    return this.dataSource.transaction(async (manager) => {
-      const { priced, violations } = await this.lines.check(manager, [...items], itemFieldPrefix, {
-        shareStock: false,
-      });
+    return this.dataSource.transaction(async (db) => {
+      const { priced, violations } = await this.lines.check(
+        items,
+        itemFieldPrefix,
+        { shareStock: false },
+        db,
+      );
       const refused = itemFailuresOf(violations, (i) => ({ productId: items[i].productId }));
       const written = await settleInSavepoints(
-        manager,
+        db,
         pricedItems(items.length, refused, priced),
-        (savepoint, lines) => this.orders.insertSingleLineOrders(savepoint, caller, lines),
+        (savepoint, lines) => this.orders.insertSingleLineOrders(savepoint, caller.userId, lines),
       );
       return [...refused.map(({ index, failure }) => failed<string>(index, failure)), ...written];
     });
@@ -58,25 +66,25 @@ export class OrderBatchService {
     caller: Caller,
     items: ReadonlyArray<{ orderId: string }>,
   ): Promise<Array<BatchOutcome<string>>> {
-    return settleEach(items, async ({ orderId }) => {
-      const { order } = await this.orders.act(caller, orderId, 'confirm');
-      return order.orderId;
-    });
+    return settleEach(
+      items,
+      async ({ orderId }) => (await this.actions.act(caller, orderId, 'confirm')).orderId,
+    );
   }
 
   /**
-   * Adds all lines to the order or none (OrdersService.addItems). Lines failing their catalogue check fail
-   * the batch with AtomicBatchFailure naming each of them; the order's own problems (not found, another
-   * customer's, not CREATED, If-Match) fail the request as they do for a single line.
+   * Adds all lines to the order or none (OrderItemsService.addItems). Lines failing their catalogue check
+   * fail the batch with AtomicBatchFailure naming each of them; the order's own problems (not found,
+   * another customer's, not CREATED, If-Match) fail the request as they do for a single line.
    */
   async addItems(
     caller: Caller,
     orderId: string,
     items: readonly RequestedLine[],
-    precondition?: Precondition,
-  ): Promise<{ record: OrderRecord; itemIds: string[] }> {
+    expected?: ExpectedVersions,
+  ): Promise<{ order: Order; itemIds: string[] }> {
     try {
-      return await this.orders.addItems(caller, orderId, [...items], precondition);
+      return await this.items.addItems(caller, orderId, items, expected);
     } catch (error: unknown) {
       if (error instanceof AppException && error.code === 'VALIDATION_ERROR') {
         const failures = itemFailuresOf(error.options.violations ?? [], (i) => ({

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsUUID } from 'class-validator';
-import { BatchRequestOf } from '../../batch/batch-request';
-import { BatchItemResult, BatchResponseOf } from '../../batch/batch-response';
-import { CreateOrderItemDto } from '../dto/order-request.dto';
+import { BatchRequestOf } from '../../../batch/batch-request';
+import { BatchItemResult, BatchResponseOf } from '../../../batch/batch-response';
+import { CreateOrderItemDto } from './order-request.dto';
 
 /** `POST /orders/batch`: each item (`CreateOrderItem`) becomes one single-line order of the caller. */
 export class CreateOrdersBatchRequest extends BatchRequestOf(CreateOrderItemDto) {}

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { OrderStatus } from './domain/order-status';
+import type { OrderStatus } from '../domain/order-status';
 
 @Entity({ name: 'orders' })
 export class OrderEntity {

@@ -1,11 +1,11 @@
-import { LoggerService, LogLevel, VersioningType } from '@nestjs/common';
+import { LoggerService, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { AppModule, ModuleImports } from '../app.module';
-import { OPERATIONAL_PATHS } from '../bootstrap/http-app';
-import type { AppConfig } from '../config/app-config';
-import { buildOpenApiDocument } from './openapi';
+import type { AppConfig } from '../../config/app-config';
+import { applyApiRouting } from '../../http/api-routing';
+import { buildOpenApiDocument } from './openapi-document';
 
 /**
  * The document of the HTTP application without starting it: Nest's preview mode resolves the module graph
@@ -24,8 +24,7 @@ export async function generateOpenApiDocument(
     { preview: true, logger: options.logger ?? ['error'], abortOnError: false },
   );
   try {
-    app.setGlobalPrefix('api', { exclude: OPERATIONAL_PATHS });
-    app.enableVersioning({ type: VersioningType.URI, prefix: 'v' });
+    applyApiRouting(app);
     return buildOpenApiDocument(app, config);
   } finally {
     await app.close();

@@ -1,17 +1,17 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import type { OpenAPIObject, OperationObject, ParameterObject, ResponseObject } from '@nestjs/swagger';
-import { PUBLIC_ROUTE, REQUIRED_ROLES } from '../auth/decorators';
-import type { AppConfig } from '../config/app-config';
+import { PUBLIC_ROUTE, REQUIRED_ROLES } from '../../auth/decorators';
+import type { AppConfig } from '../../config/app-config';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_METADATA,
   type IdempotentOptions,
-} from '../idempotency/idempotency.constants';
-import { ErrorCode, ERROR_CODES, STATUS_TITLES } from '../problem/error-codes';
-import { PROBLEM_CONTENT_TYPE } from '../problem/problem';
-import { API_ENDPOINT, ApiEndpointOptions } from './api-endpoint.decorator';
-import { BEARER_SCHEME, SCHEMA, schemaRef, TOO_MANY_REQUESTS_HEADERS } from './components';
+} from '../../idempotency/idempotency.constants';
+import { ErrorCode, ERROR_CODES, STATUS_TITLES } from '../../problem/error-codes';
+import { PROBLEM_CONTENT_TYPE } from '../../problem/problem';
+import { API_ENDPOINT, ApiEndpointOptions } from '../../openapi/api-endpoint.decorator';
+import { BEARER_SCHEME, SCHEMA, schemaRef, TOO_MANY_REQUESTS_HEADERS } from '../../openapi/components';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 

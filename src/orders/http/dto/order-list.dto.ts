@@ -19,10 +19,10 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { MAX_PAGE_SIZE } from '../../paging/offset-page';
-import { ToArray } from '../../validation/to-array.decorator';
-import { ORDER_STATUSES, type OrderStatus } from '../domain/order-status';
-import { SORT_FIELDS } from './order-query';
+import { MAX_PAGE_SIZE } from '../../../paging/offset-page';
+import { ToArray } from '../../../validation/to-array.decorator';
+import { ORDER_STATUSES, type OrderStatus } from '../../domain/order-status';
+import { SORT_FIELDS } from '../../domain/order-list-criteria';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_FORMAT = { context: { format: 'YYYY-MM-DD' } };

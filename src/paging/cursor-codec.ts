@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { AppException } from '../../problem/app-exception';
+import { AppException } from '../problem/app-exception';
 
 /** Where a cursor points: the sort-key values of a row, and which way the client travels from it. */
 export interface CursorPosition {

@@ -4,20 +4,20 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
 import { BatchResults, ResponseLanguage } from '../../batch/batch-results';
-import { assertIfMatch } from '../../http/conditional-requests';
+import { ifMatchVersions } from '../../http/conditional-requests';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
 import type { Language } from '../../problem/language';
 import { UuidParam } from '../../validation/uuid-param.decorator';
-import { orderEtag } from '../orders.service';
+import { OrderBatchService } from '../order-batch.service';
 import {
   AddOrderItemsBatchRequest,
   ConfirmOrdersBatchRequest,
   CreateOrdersBatchRequest,
   OrderBatchResponse,
   OrderItemBatchResponse,
-} from './order-batch.dto';
-import { OrderBatchService } from './order-batch.service';
+} from './dto/order-batch.dto';
+import { orderEtag } from './order.view';
 
 const PARTIAL_SUCCESS =
   'Partial success: every item succeeds or fails on its own and the answer is 200 either way, one result ' +
@@ -119,9 +119,9 @@ export class OrderBatchController {
   ): Promise<OrderItemBatchResponse> {
     return this.results.atomic(
       async () => {
-        const ifMatch = (etag: string) => assertIfMatch(request, etag);
-        const { record, itemIds } = await this.batches.addItems(caller, orderId, body.items, ifMatch);
-        void reply.header('etag', orderEtag(record.order));
+        const expected = ifMatchVersions(request, orderId);
+        const { order, itemIds } = await this.batches.addItems(caller, orderId, body.items, expected);
+        void reply.header('etag', orderEtag(order));
         return itemIds;
       },
       (itemId) => ({ itemId }),

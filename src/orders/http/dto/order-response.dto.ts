@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { CursorPageResponse, OffsetPageResponse } from '../../paging/page-response';
-import { ORDER_STATUSES } from '../domain/order-status';
+import { CursorPageResponse, OffsetPageResponse } from '../../../paging/page-response';
+import { ORDER_STATUSES } from '../../domain/order-status';
 
 export class DeliveryAddressResponse {
   @ApiProperty()
@@ -93,8 +93,3 @@ export class OrderPageResponse extends OffsetPageResponse(OrderResponse, 'OrderP
 export class OrderCursorPageResponse extends CursorPageResponse(OrderResponse, 'OrderCursorPageResponse') {}
 
 export class OrderItemPageResponse extends OffsetPageResponse(OrderItemResponse, 'OrderItemPageResponse') {}
-
-export class OrderStatusResponse {
-  @ApiProperty({ enum: ORDER_STATUSES, enumName: 'OrderStatus' })
-  status: string;
-}

@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { AppConfig } from '../config/app-config';
-import { BEARER_SCHEME, problemComponents } from './components';
+import type { AppConfig } from '../../config/app-config';
+import { BEARER_SCHEME, problemComponents } from '../../openapi/components';
 import { applyEndpointConventions, HTTP_METHODS } from './endpoint-conventions';
 import { serveSwaggerUi } from './swagger-ui';
 

@@ -1,36 +1,16 @@
-import type { OrderStatus } from '../domain/order-status';
+import type {
+  OrderFilter,
+  OrderScope,
+  SortDirection,
+  SortField,
+  SortKey,
+} from '../domain/order-list-criteria';
 
 /**
- * One query builder for every order list: the GET list (offset or cursor paging) and POST /orders/search
- * reduce their parameters to an OrderFilter and sort keys, and this turns them into parameterized SQL.
- * User input only ever travels as bind parameters.
+ * The SQL of every order list: the GET list (offset or cursor paging) and POST /orders/search reduce their
+ * parameters to an OrderFilter and sort keys (domain/order-list-criteria.ts), and this turns them into
+ * parameterized SQL for the repository. User input only ever travels as bind parameters.
  */
-export const SORT_FIELDS = ['createdAt', 'updatedAt', 'totalAmount', 'status'] as const;
-export type SortField = (typeof SORT_FIELDS)[number];
-export type SortDirection = 'asc' | 'desc';
-export interface SortKey {
-  field: SortField;
-  direction: SortDirection;
-}
-export const DEFAULT_SORT: SortKey[] = [{ field: 'createdAt', direction: 'desc' }];
-
-export interface OrderFilter {
-  customerIds?: string[];
-  statuses?: OrderStatus[];
-  /** Inclusive UTC calendar dates (YYYY-MM-DD) of createdAt. */
-  dateFrom?: string;
-  dateTo?: string;
-  amountFrom?: number;
-  amountTo?: number;
-  q?: string;
-  regionIds?: number[];
-  segment?: string;
-}
-
-/** Who may be seen: a customer only their own orders; an admin everyone's. */
-export interface OrderScope {
-  customerId?: string;
-}
 
 /** Sort expressions and the SQL types their cursor values are cast back to. `updatedAt` falls back to createdAt. */
 const SORT_SQL: Record<SortField, { expression: string; type: string }> = {
@@ -100,7 +80,9 @@ export function fromWhere(source: { from: string; where: string[] }): string {
 }
 
 /** The tie-breaker follows the last key's direction, so the full key is one consistent order. */
-function keys(sort: SortKey[]): Array<{ expression: string; type: string; direction: SortDirection }> {
+function keys(
+  sort: readonly SortKey[],
+): Array<{ expression: string; type: string; direction: SortDirection }> {
   const last = sort[sort.length - 1]?.direction ?? 'desc';
   return [
     ...sort.map((k) => ({ ...SORT_SQL[k.field], direction: k.direction })),
@@ -108,14 +90,14 @@ function keys(sort: SortKey[]): Array<{ expression: string; type: string; direct
   ];
 }
 
-export function orderBy(sort: SortKey[], reverse = false): string {
+export function orderBy(sort: readonly SortKey[], reverse = false): string {
   return keys(sort)
     .map((k) => `${k.expression} ${(k.direction === 'asc') !== reverse ? 'ASC' : 'DESC'}`)
     .join(', ');
 }
 
 /** The key values of a row as text (exact: microsecond timestamps and numerics survive the round trip). */
-export function keySelect(sort: SortKey[]): string {
+export function keySelect(sort: readonly SortKey[]): string {
   return keys(sort)
     .map((k, i) => `(${k.expression})::text AS k${i}`)
     .join(', ');
@@ -127,7 +109,12 @@ export function keySelect(sort: SortKey[]): string {
  * directions expand to (a > x) OR (a = x AND b > y) … plus an inclusive bound on the first key, so the
  * index on it still starts at the cursor instead of scanning from the top.
  */
-export function keysetCondition(sort: SortKey[], values: string[], after: boolean, p: SqlParameters): string {
+export function keysetCondition(
+  sort: readonly SortKey[],
+  values: string[],
+  after: boolean,
+  p: SqlParameters,
+): string {
   const all = keys(sort);
   const placeholders = all.map((k, i) => `${p.add(values[i])}::${k.type}`);
   const op = (k: { direction: SortDirection }, strict: boolean) =>
@@ -140,8 +127,4 @@ export function keysetCondition(sort: SortKey[], values: string[], after: boolea
     return [...equal, `${k.expression} ${op(k, true)} ${placeholders[i]}`].join(' AND ');
   });
   return `(${all[0].expression} ${op(all[0], false)} ${placeholders[0]} AND (${alternatives.map((a) => `(${a})`).join(' OR ')}))`;
-}
-
-export function keyCount(sort: SortKey[]): number {
-  return sort.length + 1;
 }

@@ -1,20 +1,20 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AuthModule } from './auth/auth.module';
-import { AppConfig } from './config/app-config';
-import { AppConfigModule } from './config/config.module';
-import { DatabaseModule } from './database/database.module';
-import { HealthModule } from './health/health.module';
-import { HttpConventionsModule } from './http/http-conventions.module';
-import { IdempotencyModule } from './idempotency/idempotency.module';
-import { MetricsModule } from './metrics/metrics.module';
-import { OrdersModule } from './orders/orders.module';
-import { ProblemModule } from './problem/problem.module';
-import { ProductsModule } from './products/products.module';
-import { QueueModule } from './queue/queue.module';
-import { RateLimitModule } from './rate-limit/rate-limit.module';
-import { RedisModule } from './redis/redis.module';
-import { UsersModule } from './users/users.module';
-import { ValidationModule } from './validation/validation.module';
+import { AuthModule } from '../auth/auth.module';
+import { AppConfig } from '../config/app-config';
+import { AppConfigModule } from '../config/config.module';
+import { DatabaseModule } from '../database/database.module';
+import { HealthModule } from '../health/health.module';
+import { HttpConventionsModule } from '../http/http-conventions.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { OrdersModule } from '../orders/orders.module';
+import { ProblemModule } from '../problem/problem.module';
+import { ProductsModule } from '../products/products.module';
+import { QueueModule } from '../queue/queue.module';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { RedisModule } from '../redis/redis.module';
+import { UsersModule } from '../users/users.module';
+import { ValidationModule } from '../validation/validation.module';
 
 export type ModuleImports = NonNullable<DynamicModule['imports']>;
 

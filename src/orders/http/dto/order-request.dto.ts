@@ -14,7 +14,7 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { ReadOnly } from '../../validation/read-only.decorator';
+import { ReadOnly } from '../../../validation/read-only.decorator';
 
 export const MAX_ORDER_LINES = 100;
 export const MAX_LINE_QUANTITY = 1_000_000;

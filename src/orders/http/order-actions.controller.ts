@@ -1,0 +1,114 @@
+import { applyDecorators, Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Caller } from '../../auth/caller';
+import { CurrentCaller } from '../../auth/decorators';
+import { ifMatchVersions } from '../../http/conditional-requests';
+import { Idempotent } from '../../idempotency/idempotent.decorator';
+import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
+import { UuidParam } from '../../validation/uuid-param.decorator';
+import type { ActionParams } from '../domain/order';
+import { ORDER_TRANSITIONS, OrderAction, transitionErrors } from '../domain/order-state-machine';
+import { OrderActionsService } from '../order-actions.service';
+import { CancelOrderRequest, RefundOrderRequest, ShipOrderRequest } from './dto/order-request.dto';
+import { OrderResponse } from './dto/order-response.dto';
+import { WRITE_ERRORS } from './order-errors';
+import { describeAction } from './order-state-machine.docs';
+import { sendOrder } from './order.view';
+
+/**
+ * The route of an action of the state table: `POST /orders/{orderId}/<action>`, 200 with the order,
+ * idempotent, honouring If-Match; its description and error codes come from the table's row.
+ */
+function ActionRoute(
+  action: OrderAction,
+  operation: { operationId: string; summary: string },
+): MethodDecorator {
+  return applyDecorators(
+    Post(`:orderId/${action}`),
+    HttpCode(200),
+    Idempotent(),
+    ApiEndpoint({
+      ...operation,
+      conditional: 'write',
+      description: describeAction(action),
+      errors: [...WRITE_ERRORS, ...transitionErrors(ORDER_TRANSITIONS[action])],
+      type: OrderResponse,
+    }),
+  );
+}
+
+/** The domain actions on an order (contract, Action endpoint rules), one route per row of the state table. */
+@ApiTags('Orders')
+@Controller({ path: 'orders', version: '1' })
+export class OrderActionsController {
+  constructor(private readonly actions: OrderActionsService) {}
+
+  @ActionRoute('confirm', { operationId: 'confirmOrder', summary: 'Confirm an order and reserve its stock' })
+  confirm(
+    @CurrentCaller() caller: Caller,
+    @UuidParam('orderId') orderId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OrderResponse> {
+    return this.act(caller, orderId, 'confirm', {}, request, reply);
+  }
+
+  @ActionRoute('cancel', { operationId: 'cancelOrder', summary: 'Cancel an order' })
+  cancel(
+    @CurrentCaller() caller: Caller,
+    @UuidParam('orderId') orderId: string,
+    @Body() body: CancelOrderRequest,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OrderResponse> {
+    return this.act(caller, orderId, 'cancel', body, request, reply);
+  }
+
+  @ActionRoute('ship', { operationId: 'shipOrder', summary: 'Ship a confirmed order (admin)' })
+  ship(
+    @CurrentCaller() caller: Caller,
+    @UuidParam('orderId') orderId: string,
+    @Body() body: ShipOrderRequest,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OrderResponse> {
+    return this.act(caller, orderId, 'ship', body, request, reply);
+  }
+
+  @ActionRoute('deliver', { operationId: 'deliverOrder', summary: 'Mark a shipped order delivered (admin)' })
+  deliver(
+    @CurrentCaller() caller: Caller,
+    @UuidParam('orderId') orderId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OrderResponse> {
+    return this.act(caller, orderId, 'deliver', {}, request, reply);
+  }
+
+  @ActionRoute('refund', {
+    operationId: 'refundOrder',
+    summary: 'Refund a shipped or delivered order (admin)',
+  })
+  refund(
+    @CurrentCaller() caller: Caller,
+    @UuidParam('orderId') orderId: string,
+    @Body() body: RefundOrderRequest | undefined,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OrderResponse> {
+    return this.act(caller, orderId, 'refund', body ?? {}, request, reply);
+  }
+
+  private async act(
+    caller: Caller,
+    orderId: string,
+    action: OrderAction,
+    params: ActionParams,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<OrderResponse> {
+    const expected = ifMatchVersions(request, orderId);
+    return sendOrder(reply, await this.actions.act(caller, orderId, action, params, expected));
+  }
+}

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Caller } from '../auth/caller';
+import { AppException } from '../problem/app-exception';
+import { ExpectedVersions, Order, OrderFieldChanges, OrderTimestampField, satisfies } from './domain/order';
+import { isAllowed, OrderOperation } from './domain/order-state-machine';
+import { assertOrderVisible } from './order-access';
+import { OrdersRepository } from './persistence/orders.repository';
+
+/** What a change writes besides its own statements: field changes and the time stamp of an action. */
+export interface ChangeOutcome {
+  fields?: OrderFieldChanges;
+  stamp?: OrderTimestampField;
+}
+
+/**
+ * The frame of every change of an order, in one transaction: read the order with its row locked (writers
+ * of one order serialize), check that the caller may see it, that the client's `If-Match` names its
+ * current version (else 409 CONCURRENT_MODIFICATION) and that its state allows the operation (else 409
+ * INVALID_ORDER_STATE); then the change runs and the order is saved with its total recomputed, its
+ * version bumped and `updatedAt` set.
+ */
+@Injectable()
+export class OrderChanges {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly orders: OrdersRepository,
+  ) {}
+
+  run(
+    caller: Caller,
+    orderId: string,
+    operation: OrderOperation,
+    expected: ExpectedVersions,
+    apply: (db: EntityManager, order: Order) => Promise<ChangeOutcome | void>,
+  ): Promise<Order> {
+    return this.dataSource.transaction(async (db) => {
+      const order = await this.lock(db, caller, orderId, operation, expected);
+      const outcome = (await apply(db, order)) ?? {};
+      return this.orders.save(db, order.orderId, outcome.fields ?? {}, outcome.stamp);
+    });
+  }
+
+  /** Deletes the order if the operation `delete` is allowed on it. */
+  remove(caller: Caller, orderId: string, expected: ExpectedVersions): Promise<void> {
+    return this.dataSource.transaction(async (db) => {
+      await this.lock(db, caller, orderId, 'delete', expected);
+      await this.orders.delete(db, orderId);
+    });
+  }
+
+  private async lock(
+    db: EntityManager,
+    caller: Caller,
+    orderId: string,
+    operation: OrderOperation,
+    expected: ExpectedVersions,
+  ): Promise<Order> {
+    const order = await this.orders.readForUpdate(db, orderId);
+    if (!order) throw new AppException('ORDER_NOT_FOUND', { args: { orderId } });
+    assertOrderVisible(caller, order);
+    if (!satisfies(expected, order.version)) throw new AppException('CONCURRENT_MODIFICATION');
+    if (!isAllowed(operation, order.status)) {
+      throw new AppException('INVALID_ORDER_STATE', { args: { status: order.status } });
+    }
+    return order;
+  }
+}

@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { type Caller, isAdmin } from '../auth/caller';
+import { AppException } from '../problem/app-exception';
+import { UsersService } from '../users/users.service';
+import {
+  ExpectedVersions,
+  Order,
+  OrderDraft,
+  OrderFieldChanges,
+  OrderPatch,
+  patchedDeliveryAddress,
+} from './domain/order';
+import { OrderChanges } from './order-changes.service';
+import { itemFieldPrefix } from '../batch/batch-outcome';
+import { OrderLinesPricer } from './order-lines.service';
+import { OrdersRepository } from './persistence/orders.repository';
+
+/** Creating, replacing, patching and deleting orders (DECISIONS "Orders"). */
+@Injectable()
+export class OrderEditingService {
+  constructor(
+    private readonly orders: OrdersRepository,
+    private readonly changes: OrderChanges,
+    private readonly lines: OrderLinesPricer,
+    private readonly users: UsersService,
+  ) {}
+
+  /**
+   * No transaction: the catalogue read only prices the lines (stock is reserved at confirm), and the order
+   * with its lines and total is written and returned by one statement, atomic by itself.
+   */
+  async create(caller: Caller, draft: OrderDraft & { customerId?: string }): Promise<Order> {
+    const customerId = (draft.customerId ?? caller.userId).toLowerCase();
+    if (customerId !== caller.userId && !isAdmin(caller)) throw new AppException('ACCESS_DENIED');
+    const priced = await this.lines.price(draft.items ?? [], itemFieldPrefix);
+    if (customerId !== caller.userId) await this.users.ensureCustomer(customerId);
+    return this.orders.insert(
+      { customerId, deliveryAddress: draft.deliveryAddress, note: draft.note },
+      priced,
+    );
+  }
+
+  /** PUT: items, delivery address and note replaced; absent means removed. Only while CREATED. */
+  replace(caller: Caller, orderId: string, draft: OrderDraft, expected?: ExpectedVersions): Promise<Order> {
+    return this.changes.run(caller, orderId, 'replace', expected, async (db, order) => {
+      const priced = await this.lines.price(draft.items ?? [], itemFieldPrefix, db);
+      await this.orders.replaceLines(db, order.orderId, priced);
+      return { fields: { deliveryAddress: draft.deliveryAddress ?? null, note: draft.note ?? null } };
+    });
+  }
+
+  /** PATCH (merge patch): note and delivery address; null removes. */
+  patch(caller: Caller, orderId: string, patch: OrderPatch, expected?: ExpectedVersions): Promise<Order> {
+    return this.changes.run(caller, orderId, 'patch', expected, async (_db, order) => {
+      const fields: OrderFieldChanges = {};
+      if (patch.note !== undefined) fields.note = patch.note;
+      if (patch.deliveryAddress !== undefined) {
+        const patched =
+          patch.deliveryAddress === null
+            ? { address: null }
+            : patchedDeliveryAddress(order.deliveryAddress, patch.deliveryAddress);
+        if ('missing' in patched) {
+          throw AppException.validation([{ field: `deliveryAddress.${patched.missing}`, code: 'REQUIRED' }]);
+        }
+        fields.deliveryAddress = patched.address;
+      }
+      return { fields };
+    });
+  }
+
+  remove(caller: Caller, orderId: string, expected?: ExpectedVersions): Promise<void> {
+    return this.changes.remove(caller, orderId, expected);
+  }
+}

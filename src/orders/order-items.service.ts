@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import type { Caller } from '../auth/caller';
+import { AppException } from '../problem/app-exception';
+import { ExpectedVersions, Order, OrderLine, quantitiesByProduct, RequestedLine } from './domain/order';
+import { OrderChanges } from './order-changes.service';
+import { itemFieldPrefix } from '../batch/batch-outcome';
+import { OrderLinesPricer } from './order-lines.service';
+import { OrdersRepository } from './persistence/orders.repository';
+
+/**
+ * Adding and removing lines of a CREATED order. Stock is checked for what the order would hold of each
+ * product after the change (confirm reserves it).
+ */
+@Injectable()
+export class OrderItemsService {
+  constructor(
+    private readonly orders: OrdersRepository,
+    private readonly changes: OrderChanges,
+    private readonly lines: OrderLinesPricer,
+  ) {}
+
+  async addItem(
+    caller: Caller,
+    orderId: string,
+    line: RequestedLine,
+    expected?: ExpectedVersions,
+  ): Promise<{ order: Order; item: OrderLine }> {
+    let itemId = '';
+    const order = await this.changes.run(caller, orderId, 'changeItems', expected, async (db, current) => {
+      const productId = line.productId.toLowerCase();
+      const held = quantitiesByProduct(current.items).find((q) => q.productId === productId)?.quantity ?? 0;
+      const [checked] = await this.lines.price([{ productId, quantity: held + line.quantity }], () => '', db);
+      [itemId] = await this.orders.insertLines(db, current.orderId, [
+        { ...checked, quantity: line.quantity },
+      ]);
+    });
+    return { order, item: order.items.find((i) => i.itemId === itemId) as OrderLine };
+  }
+
+  removeItem(caller: Caller, orderId: string, itemId: string, expected?: ExpectedVersions): Promise<Order> {
+    return this.changes.run(caller, orderId, 'changeItems', expected, async (db, order) => {
+      if (!(await this.orders.deleteLine(db, order.orderId, itemId))) {
+        throw new AppException('ITEM_NOT_FOUND', { args: { itemId } });
+      }
+    });
+  }
+
+  /**
+   * Adds several lines, all or none, in one transaction (the atomic items batch): the catalogue is read
+   * once and the lines are written with one statement. Any line failing its check fails the whole change:
+   * 400 VALIDATION_ERROR with violations on `items[i].…`. Item ids in line order.
+   */
+  async addItems(
+    caller: Caller,
+    orderId: string,
+    lines: readonly RequestedLine[],
+    expected?: ExpectedVersions,
+  ): Promise<{ order: Order; itemIds: string[] }> {
+    let itemIds: string[] = [];
+    const order = await this.changes.run(caller, orderId, 'changeItems', expected, async (db, current) => {
+      const held = new Map(quantitiesByProduct(current.items).map((q) => [q.productId, q.quantity]));
+      // The first new line of a product also carries what the order holds of it; the pricer makes the
+      // following lines of that product share what stock is left.
+      const wanted = lines.map((line) => {
+        const productId = line.productId.toLowerCase();
+        const already = held.get(productId) ?? 0;
+        held.delete(productId);
+        return { productId, quantity: already + line.quantity };
+      });
+      const priced = await this.lines.price(wanted, itemFieldPrefix, db);
+      itemIds = await this.orders.insertLines(
+        db,
+        current.orderId,
+        priced.map((line, i) => ({ ...line, quantity: lines[i].quantity })),
+      );
+    });
+    return { order, itemIds };
+  }
+}

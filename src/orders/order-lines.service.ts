@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { AppException } from '../problem/app-exception';
+import { ProductStockService } from '../products/product-stock.service';
+import type { PricedLine, RequestedLine } from './domain/order';
+import { checkLines, LineCheck, productIdsOf } from './domain/order-lines';
+
+/**
+ * Prices requested lines from the catalogue (one read for all of them, through the products module) by
+ * the rules of domain/order-lines.ts. Failures are violations on `<fieldOf(i)>productId|quantity`.
+ */
+@Injectable()
+export class OrderLinesPricer {
+  constructor(private readonly catalogue: ProductStockService) {}
+
+  /** The priced lines, or 400 VALIDATION_ERROR naming every line that cannot be ordered. */
+  async price(
+    lines: readonly RequestedLine[],
+    fieldOf: (index: number) => string,
+    db?: EntityManager,
+  ): Promise<PricedLine[]> {
+    const { priced, violations } = await this.check(lines, fieldOf, {}, db);
+    if (violations.length > 0) throw AppException.validation(violations);
+    return priced;
+  }
+
+  /**
+   * Like price(), but returns the violations instead of throwing (batch operations report them per item).
+   * `shareStock: false` checks every line against the whole stock, for lines of different orders.
+   */
+  async check(
+    lines: readonly RequestedLine[],
+    fieldOf: (index: number) => string,
+    options: { shareStock?: boolean } = {},
+    db?: EntityManager,
+  ): Promise<LineCheck> {
+    const catalogue = await this.catalogue.snapshots(productIdsOf(lines), db);
+    return checkLines(lines, catalogue, fieldOf, options);
+  }
+}

@@ -1,0 +1,383 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import type {
+  Order,
+  OrderFieldChanges,
+  OrderLine,
+  OrderTextField,
+  OrderTimestampField,
+  PricedLine,
+} from '../domain/order';
+import type { OrderFilter, OrderScope, SortKey } from '../domain/order-list-criteria';
+import type { OrderStatus } from '../domain/order-status';
+import { fromWhere, keysetCondition, keySelect, orderBy, querySource, SqlParameters } from './order-list.sql';
+
+/**
+ * Every statement on `orders` and `order_items`: services hold rules and transactions, this holds SQL.
+ * One row mapping for every read (one order, a page of orders, a created or changed order): the order row
+ * with its items aggregated by `json_agg`, so a read is one round trip and nothing is hydrated by the ORM.
+ * Write methods take the `EntityManager` of the caller's transaction; reads default to the pool.
+ */
+
+/** The order's columns with its items, from the relation `o` and the items relation `items`. */
+function orderColumns(items = 'order_items'): string {
+  return `o.order_id, o.customer_id, o.status, o.currency, o.total_amount::text AS total_amount,
+    o.delivery_street_name, o.delivery_zip_code, o.note, o.tracking_number, o.carrier,
+    o.cancellation_reason, o.refund_reason, o.version, o.created_at, o.updated_at, o.confirmed_at,
+    o.shipped_at, o.delivered_at, o.cancelled_at, o.refunded_at,
+    COALESCE((SELECT json_agg(json_build_object(
+                'itemId', i.item_id, 'productId', i.product_id, 'productName', i.product_name,
+                'unitPrice', i.unit_price::text, 'quantity', i.quantity, 'createdAt', i.created_at)
+              ORDER BY i.created_at, i.item_id)
+              FROM ${items} i WHERE i.order_id = o.order_id), '[]'::json) AS items`;
+}
+
+const SELECT_ORDER = `SELECT ${orderColumns()} FROM orders o`;
+
+interface OrderRow {
+  order_id: string;
+  customer_id: string;
+  status: OrderStatus;
+  currency: string;
+  total_amount: string;
+  delivery_street_name: string | null;
+  delivery_zip_code: string | null;
+  note: string | null;
+  tracking_number: string | null;
+  carrier: string | null;
+  cancellation_reason: string | null;
+  refund_reason: string | null;
+  version: number;
+  created_at: Date;
+  updated_at: Date | null;
+  confirmed_at: Date | null;
+  shipped_at: Date | null;
+  delivered_at: Date | null;
+  cancelled_at: Date | null;
+  refunded_at: Date | null;
+  items: Array<Omit<OrderLine, 'createdAt'> & { createdAt: string }>;
+}
+
+/** Columns of the order's text fields and time stamps, by model field. */
+const TEXT_COLUMNS: Record<OrderTextField, keyof OrderRow> = {
+  cancellationReason: 'cancellation_reason',
+  refundReason: 'refund_reason',
+  trackingNumber: 'tracking_number',
+  carrier: 'carrier',
+};
+const TIMESTAMP_COLUMNS: Record<OrderTimestampField, keyof OrderRow> = {
+  confirmedAt: 'confirmed_at',
+  shippedAt: 'shipped_at',
+  deliveredAt: 'delivered_at',
+  cancelledAt: 'cancelled_at',
+  refundedAt: 'refunded_at',
+};
+
+function toOrder(row: OrderRow): Order {
+  const order: Order = {
+    orderId: row.order_id,
+    customerId: row.customer_id,
+    status: row.status,
+    currency: row.currency,
+    totalAmount: row.total_amount,
+    version: row.version,
+    createdAt: row.created_at,
+    items: row.items.map((i) => ({ ...i, createdAt: new Date(i.createdAt) })),
+  };
+  if (row.delivery_street_name !== null && row.delivery_zip_code !== null) {
+    order.deliveryAddress = { streetName: row.delivery_street_name, zipCode: row.delivery_zip_code };
+  }
+  if (row.note !== null) order.note = row.note;
+  if (row.updated_at !== null) order.updatedAt = row.updated_at;
+  for (const [field, column] of Object.entries(TEXT_COLUMNS) as Array<[OrderTextField, keyof OrderRow]>) {
+    const value = row[column];
+    if (typeof value === 'string') order[field] = value;
+  }
+  for (const [field, column] of Object.entries(TIMESTAMP_COLUMNS) as Array<
+    [OrderTimestampField, keyof OrderRow]
+  >) {
+    const value = row[column];
+    if (value instanceof Date) order[field] = value;
+  }
+  return order;
+}
+
+/** Inserts an order with its lines and total and returns it, in one statement (see `insert`). */
+const INSERT_ORDER = `
+  WITH lines AS (
+    SELECT * FROM unnest($5::uuid[], $6::text[], $7::numeric[], $8::int[])
+      WITH ORDINALITY AS l(product_id, product_name, unit_price, quantity, position)
+  ), created AS (
+    INSERT INTO orders (customer_id, delivery_street_name, delivery_zip_code, note, total_amount)
+    SELECT $1, $2, $3, $4, COALESCE((SELECT sum(unit_price * quantity) FROM lines), 0)
+    RETURNING *
+  ), items AS (
+    INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
+    SELECT created.order_id, l.product_id, l.product_name, l.unit_price, l.quantity
+    FROM created CROSS JOIN lines l ORDER BY l.position
+    RETURNING *
+  )
+  SELECT ${orderColumns('items')} FROM created o`;
+
+export interface NewOrder {
+  customerId: string;
+  deliveryAddress?: { streetName: string; zipCode: string };
+  note?: string;
+}
+
+/** A page of orders from `page`: the orders in sort order and, for cursor pages, each row's key values. */
+export interface OrderPageRows {
+  orders: Order[];
+  /** Sort-key values of each order as text (cursor pages only), in the same order. */
+  keys: string[][];
+}
+
+@Injectable()
+export class OrdersRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async read(orderId: string, db: EntityManager = this.dataSource.manager): Promise<Order | undefined> {
+    const rows: OrderRow[] = await db.query(`${SELECT_ORDER} WHERE o.order_id = $1`, [orderId]);
+    return rows[0] ? toOrder(rows[0]) : undefined;
+  }
+
+  /** Reads an order and locks its row until the transaction ends, so writers of one order serialize. */
+  async readForUpdate(db: EntityManager, orderId: string): Promise<Order | undefined> {
+    const rows: OrderRow[] = await db.query(`${SELECT_ORDER} WHERE o.order_id = $1 FOR UPDATE OF o`, [
+      orderId,
+    ]);
+    return rows[0] ? toOrder(rows[0]) : undefined;
+  }
+
+  /** The customer's most recent order (the `latest` alias). */
+  async readLatest(customerId: string): Promise<Order | undefined> {
+    const rows: OrderRow[] = await this.dataSource.query(
+      `${SELECT_ORDER} WHERE o.customer_id = $1 ORDER BY o.created_at DESC, o.order_id DESC LIMIT 1`,
+      [customerId],
+    );
+    return rows[0] ? toOrder(rows[0]) : undefined;
+  }
+
+  /**
+   * One page of a list, orders and items in one statement: the page's ids (and key values) come from the
+   * sort index (an index-only scan where the index covers it), then only those orders are read.
+   * `after` starts the page after (or, with `backwards`, before) a keyset position; `reverse` reads in the
+   * opposite sort order (a backward cursor page, reversed by the caller).
+   */
+  async page(
+    filter: OrderFilter,
+    scope: OrderScope,
+    sort: readonly SortKey[],
+    window: {
+      limit: number;
+      offset?: number;
+      after?: { values: string[]; forward: boolean };
+      reverse?: boolean;
+    },
+  ): Promise<OrderPageRows> {
+    const p = new SqlParameters();
+    const source = querySource(filter, scope, p);
+    if (window.after) source.where.push(keysetCondition(sort, window.after.values, window.after.forward, p));
+    const reverse = window.reverse ?? false;
+    const keyed = window.after !== undefined || window.offset === undefined;
+    const sql = `WITH page AS (
+        SELECT o.order_id${keyed ? `, ${keySelect(sort)}` : ''} ${fromWhere(source)}
+        ORDER BY ${orderBy(sort, reverse)} LIMIT ${p.add(window.limit)}
+        ${window.offset !== undefined ? `OFFSET ${p.add(window.offset)}` : ''})
+      SELECT ${orderColumns()}${keyed ? ', to_json(page) AS page_keys' : ''}
+      FROM page JOIN orders o ON o.order_id = page.order_id
+      ORDER BY ${orderBy(sort, reverse)}`;
+    const rows: Array<OrderRow & { page_keys?: Record<string, string> }> = await this.dataSource.query(
+      sql,
+      p.values,
+    );
+    const keyNames = Array.from({ length: sort.length + 1 }, (_, i) => `k${i}`);
+    return {
+      orders: rows.map(toOrder),
+      keys: keyed ? rows.map((r) => keyNames.map((k) => (r.page_keys as Record<string, string>)[k])) : [],
+    };
+  }
+
+  /** Exact count of a list; the admin's "everything" and "by status" shapes are read from the counters. */
+  async count(filter: OrderFilter, scope: OrderScope): Promise<number> {
+    const onlyStatuses = Object.entries(filter).every(
+      ([key, value]) => key === 'statuses' || value === undefined,
+    );
+    if (!scope.customerId && onlyStatuses) {
+      const [{ total }] = (await this.dataSource.query(
+        `SELECT COALESCE(sum(n), 0)::bigint AS total FROM order_status_counts
+         ${filter.statuses?.length ? 'WHERE status = ANY($1::text[])' : ''}`,
+        filter.statuses?.length ? [filter.statuses] : [],
+      )) as Array<{ total: string }>;
+      return Number(total);
+    }
+    const p = new SqlParameters();
+    const [{ total }] = (await this.dataSource.query(
+      `SELECT count(*)::bigint AS total ${fromWhere(querySource(filter, scope, p))}`,
+      p.values,
+    )) as Array<{ total: string }>;
+    return Number(total);
+  }
+
+  /**
+   * Inserts an order, its lines and its total and returns the whole order, in one statement (data-modifying
+   * CTEs): one round trip, atomic without a transaction of its own, and nothing to read afterwards, so a
+   * failure can never leave an order created behind an error response (which would let an idempotent retry
+   * create it twice). Lines keep their request order (`created_at` is the clock time of each row); the
+   * total is the sum of the frozen prices, computed by PostgreSQL in `numeric`.
+   */
+  async insert(
+    order: NewOrder,
+    lines: readonly PricedLine[],
+    db: EntityManager = this.dataSource.manager,
+  ): Promise<Order> {
+    const rows: OrderRow[] = await db.query(INSERT_ORDER, [
+      order.customerId,
+      order.deliveryAddress?.streetName ?? null,
+      order.deliveryAddress?.zipCode ?? null,
+      order.note ?? null,
+      lines.map((l) => l.productId),
+      lines.map((l) => l.productName),
+      lines.map((l) => l.unitPrice),
+      lines.map((l) => l.quantity),
+    ]);
+    return toOrder(rows[0]);
+  }
+
+  /**
+   * One new order of `customerId` per line, each holding that one line, in one statement however many lines
+   * there are (the order batch). `clock_timestamp()` stamps the orders in line order. Resolves to the order
+   * ids in line order.
+   */
+  async insertSingleLineOrders(
+    db: EntityManager,
+    customerId: string,
+    lines: readonly PricedLine[],
+  ): Promise<string[]> {
+    const orderIds = lines.map(() => randomUUID());
+    await db.query(
+      `WITH line AS (
+         SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::numeric[], $6::int[]) WITH ORDINALITY
+           AS l(order_id, product_id, product_name, unit_price, quantity, position)),
+       new_order AS (
+         INSERT INTO orders (order_id, customer_id, total_amount, created_at)
+         SELECT order_id, $1, unit_price * quantity, clock_timestamp() FROM line ORDER BY position)
+       INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
+       SELECT order_id, product_id, product_name, unit_price, quantity FROM line ORDER BY position`,
+      [
+        customerId,
+        orderIds,
+        lines.map((l) => l.productId),
+        lines.map((l) => l.productName),
+        lines.map((l) => l.unitPrice),
+        lines.map((l) => l.quantity),
+      ],
+    );
+    return orderIds;
+  }
+
+  /** Adds lines to an order (in line order); resolves to their item ids. The total is recomputed by `save`. */
+  async insertLines(db: EntityManager, orderId: string, lines: readonly PricedLine[]): Promise<string[]> {
+    if (lines.length === 0) return [];
+    const rows: Array<{ item_id: string }> = await db.query(
+      `INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
+       SELECT $1, l.product_id, l.product_name, l.unit_price, l.quantity
+       FROM unnest($2::uuid[], $3::text[], $4::numeric[], $5::int[]) WITH ORDINALITY
+         AS l(product_id, product_name, unit_price, quantity, position)
+       ORDER BY l.position
+       RETURNING item_id`,
+      [
+        orderId,
+        lines.map((l) => l.productId),
+        lines.map((l) => l.productName),
+        lines.map((l) => l.unitPrice),
+        lines.map((l) => l.quantity),
+      ],
+    );
+    return rows.map((r) => r.item_id);
+  }
+
+  /** Replaces all lines of an order. */
+  async replaceLines(db: EntityManager, orderId: string, lines: readonly PricedLine[]): Promise<void> {
+    await db.query('DELETE FROM order_items WHERE order_id = $1', [orderId]);
+    await this.insertLines(db, orderId, lines);
+  }
+
+  /** Removes a line; false when the order has no such line. */
+  async deleteLine(db: EntityManager, orderId: string, itemId: string): Promise<boolean> {
+    // TypeORM answers a DELETE with [rows, affected row count].
+    const [, affected] = (await db.query('DELETE FROM order_items WHERE order_id = $1 AND item_id = $2', [
+      orderId,
+      itemId,
+    ])) as [unknown[], number];
+    return affected > 0;
+  }
+
+  async delete(db: EntityManager, orderId: string): Promise<void> {
+    await db.query('DELETE FROM orders WHERE order_id = $1', [orderId]);
+  }
+
+  /**
+   * Writes a change of an order and returns the order as it now is, in one statement: the changed fields,
+   * the action's time stamp (the database clock, so an order's stamps are mutually consistent), the total
+   * recomputed from the lines, the version bumped and `updatedAt` set.
+   */
+  async save(
+    db: EntityManager,
+    orderId: string,
+    changes: OrderFieldChanges,
+    stamp?: OrderTimestampField,
+  ): Promise<Order> {
+    const values: unknown[] = [orderId];
+    const set: string[] = [];
+    const assign = (column: string, value: unknown) => {
+      values.push(value);
+      set.push(`${column} = $${values.length}`);
+    };
+    if (changes.status !== undefined) assign('status', changes.status);
+    if (changes.note !== undefined) assign('note', changes.note);
+    if (changes.deliveryAddress !== undefined) {
+      assign('delivery_street_name', changes.deliveryAddress?.streetName ?? null);
+      assign('delivery_zip_code', changes.deliveryAddress?.zipCode ?? null);
+    }
+    for (const [field, column] of Object.entries(TEXT_COLUMNS) as Array<[OrderTextField, string]>) {
+      const value = changes[field];
+      if (value !== undefined) assign(column, value);
+    }
+    if (stamp) set.push(`${TIMESTAMP_COLUMNS[stamp]} = now()`);
+    set.push(
+      'total_amount = COALESCE((SELECT sum(unit_price * quantity) FROM order_items WHERE order_id = $1), 0)',
+      'version = version + 1',
+      'updated_at = now()',
+    );
+    const rows: OrderRow[] = await db.query(
+      `WITH changed AS (UPDATE orders SET ${set.join(', ')} WHERE order_id = $1 RETURNING *)
+       SELECT ${orderColumns()} FROM changed o`,
+      values,
+    );
+    return toOrder(rows[0]);
+  }
+
+  /** A page of an order's lines, in the order they were added, and how many it has. */
+  async linesPage(
+    orderId: string,
+    paging: { limit: number; offset: number },
+  ): Promise<{ lines: OrderLine[]; total: number }> {
+    const rows: Array<{ total: string; lines: Array<Omit<OrderLine, 'createdAt'> & { createdAt: string }> }> =
+      await this.dataSource.query(
+        `SELECT (SELECT count(*) FROM order_items WHERE order_id = $1)::bigint AS total,
+           COALESCE((SELECT json_agg(json_build_object(
+               'itemId', p.item_id, 'productId', p.product_id, 'productName', p.product_name,
+               'unitPrice', p.unit_price::text, 'quantity', p.quantity, 'createdAt', p.created_at)
+             ORDER BY p.created_at, p.item_id)
+           FROM (SELECT * FROM order_items WHERE order_id = $1 ORDER BY created_at, item_id LIMIT $2 OFFSET $3) p),
+           '[]'::json) AS lines`,
+        [orderId, paging.limit, paging.offset],
+      );
+    return {
+      lines: rows[0].lines.map((l) => ({ ...l, createdAt: new Date(l.createdAt) })),
+      total: Number(rows[0].total),
+    };
+  }
+}

@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
+import { ProductEntity, ProductStatus } from './product.entity';
+
+export interface NewProduct {
+  name: string;
+  /** Decimal text with 2 decimals. */
+  price: string;
+  stock: number;
+  status: ProductStatus;
+}
+
+export type ProductChanges = Partial<NewProduct>;
+
+/** Every statement on `products`. Stock statements take the caller's transaction. */
+@Injectable()
+export class ProductsRepository {
+  constructor(@InjectRepository(ProductEntity) private readonly products: Repository<ProductEntity>) {}
+
+  async page(paging: {
+    limit: number;
+    offset: number;
+  }): Promise<{ products: ProductEntity[]; total: number }> {
+    const [products, total] = await this.products.findAndCount({
+      order: { createdAt: 'DESC', productId: 'DESC' },
+      skip: paging.offset,
+      take: paging.limit,
+    });
+    return { products, total };
+  }
+
+  read(productId: string): Promise<ProductEntity | null> {
+    return this.products.findOne({ where: { productId } });
+  }
+
+  /** The products of `ids` that exist, in the caller's transaction when given. */
+  readMany(ids: readonly string[], db?: EntityManager): Promise<ProductEntity[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    const where = { productId: In([...ids]) };
+    return db ? db.find(ProductEntity, { where }) : this.products.find({ where });
+  }
+
+  async insert(product: NewProduct): Promise<string> {
+    const saved = await this.products.save(this.products.create(product));
+    return saved.productId;
+  }
+
+  async update(productId: string, changes: ProductChanges): Promise<void> {
+    await this.products.update(
+      { productId },
+      { ...changes, version: () => 'version + 1', updatedAt: () => 'now()' },
+    );
+  }
+
+  /** Takes `quantity` from the stock if that much is left; false otherwise (a conditional update, no race). */
+  async take(db: EntityManager, productId: string, quantity: number): Promise<boolean> {
+    // TypeORM answers an UPDATE with [rows, affected row count].
+    const [, affected] = (await db.query(
+      `UPDATE products SET stock = stock - $2, version = version + 1, updated_at = now()
+       WHERE product_id = $1 AND stock >= $2`,
+      [productId, quantity],
+    )) as [unknown[], number];
+    return affected > 0;
+  }
+
+  async giveBack(db: EntityManager, productId: string, quantity: number): Promise<void> {
+    await db.query(
+      `UPDATE products SET stock = stock + $2, version = version + 1, updated_at = now() WHERE product_id = $1`,
+      [productId, quantity],
+    );
+  }
+}
