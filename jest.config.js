@@ -7,7 +7,13 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       transform,
-      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/migrations/**/*.spec.ts'],
+      testMatch: [
+        '<rootDir>/src/**/*.spec.ts',
+        '<rootDir>/migrations/**/*.spec.ts',
+        '<rootDir>/test/architecture/**/*.spec.ts',
+      ],
+      // Trees the dependency-rules spec plants (and removes) may hold *.spec.ts files: never run them.
+      testPathIgnorePatterns: ['/node_modules/', '/\\.planted-'],
     },
     {
       displayName: 'e2e',
