@@ -7,7 +7,8 @@
  * Target architecture:
  * - domain modules: src/<module>/ for the names in DOMAIN_MODULES;
  * - cross-cutting mechanisms: src/<folder>/ for the names in CROSS_CUTTING;
- * - composition roots: src/bootstrap/**, src/app.module.ts, src/main.ts, src/worker.ts (may import anything);
+ * - composition roots: src/bootstrap/** (app.module, the HTTP app, the OpenAPI document builder), and the entry
+ *   points src/main.ts and src/worker.ts (may import anything);
  * - layers inside a module, told apart by file name (see the patterns below); `*.module.ts` wires its own layers.
  */
 
@@ -86,11 +87,10 @@ module.exports = {
     },
     {
       // scope 'folder' counts the folder `src` as the whole tree, so it cannot see a cycle that runs through the
-      // root files (src/orders -> src/openapi -> src/app.module.ts -> src/orders). The root files are composition
-      // roots that import every folder, so any import of one from a subfolder closes such a cycle.
+      // root files (src/orders -> src/openapi -> src/main.ts -> src/orders). The root files are entry points that
+      // import every folder, so any import of one from a subfolder closes such a cycle.
       name: 'no-folder-cycles',
-      comment:
-        'Folders depend one way: a file in a src/ subfolder never imports a root file (app.module, main, worker).',
+      comment: 'Folders depend one way: a file in a src/ subfolder never imports a root file (main, worker).',
       severity: 'error',
       from: { path: '^src/[^/]+/', pathNot: '^src/bootstrap/' },
       to: { path: '^src/[^/]+\\.ts$' },
