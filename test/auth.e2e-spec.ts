@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, JWTPayload, KeyLike, SignJWT, UnsecuredJWT } from 'jose';
-import type { LightMyRequestResponse } from 'fastify';
 import { signAccessToken } from '../src/auth/token-signer';
+import { expectProblemEnvelope } from './support/problem';
 import { AuthProbeModule } from './support/probes/auth.probe';
 import { bearer, callerToken } from './support/tokens';
 import { bootTestApp, TestApp } from './support/test-app';
@@ -23,18 +23,6 @@ const DETAIL = {
     ru: 'Срок действия токена доступа истёк; получите новый.',
   },
 };
-
-function expectProblem(res: LightMyRequestResponse, status: number, code: string): void {
-  expect(res.statusCode).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.json()).toMatchObject({
-    type: `urn:problem:order-service:${code.toLowerCase().replace(/_/g, '-')}`,
-    status,
-    code,
-    instance: expect.stringMatching(/^urn:uuid:/),
-    traceId: res.headers.traceparent,
-  });
-}
 
 describe('bearer authentication with the shared secret', () => {
   let t: TestApp;
@@ -105,7 +93,7 @@ describe('bearer authentication with the shared secret', () => {
           'accept-language': lang,
           ...(header !== undefined && { authorization: header }),
         });
-        expectProblem(res, 401, 'UNAUTHORIZED');
+        expectProblemEnvelope(res, 401, 'UNAUTHORIZED');
         expect(res.json()).toMatchObject({ title: 'Unauthorized', detail: DETAIL[failure][lang] });
         expect(res.headers['www-authenticate']).toBe(challenge);
         expect(res.headers['content-language']).toBe(lang);
@@ -140,7 +128,7 @@ describe('bearer authentication with the shared secret', () => {
           authorization: await bearer(t.config, ['CUSTOMER']),
           'accept-language': lang,
         });
-        expectProblem(res, 403, 'ACCESS_DENIED');
+        expectProblemEnvelope(res, 403, 'ACCESS_DENIED');
         expect(res.json()).toMatchObject({
           title: 'Forbidden',
           detail: {
@@ -161,13 +149,17 @@ describe('bearer authentication with the shared secret', () => {
 
     it('authenticates before it authorizes: no token on an ADMIN route is 401, not 403', async () => {
       const res = await get('/api/v1/auth-probe/admin');
-      expectProblem(res, 401, 'UNAUTHORIZED');
+      expectProblemEnvelope(res, 401, 'UNAUTHORIZED');
     });
 
     it('applies @Roles() on a controller, and a handler @Roles() replaces it', async () => {
       const customer = await bearer(t.config, ['CUSTOMER']);
       const admin = await bearer(t.config, ['ADMIN']);
-      expectProblem(await get('/api/v1/auth-probe-admin', { authorization: customer }), 403, 'ACCESS_DENIED');
+      expectProblemEnvelope(
+        await get('/api/v1/auth-probe-admin', { authorization: customer }),
+        403,
+        'ACCESS_DENIED',
+      );
       expect((await get('/api/v1/auth-probe-admin', { authorization: admin })).statusCode).toBe(200);
       expect((await get('/api/v1/auth-probe-admin/shared', { authorization: customer })).statusCode).toBe(
         200,
@@ -254,7 +246,7 @@ describe('bearer authentication with an identity provider (JWT_JWKS_URL)', () =>
 
     it('no longer trusts tokens signed with the shared secret', async () => {
       const res = await getAdminRoute(t, await bearer(t.config, ['ADMIN']));
-      expectProblem(res, 401, 'UNAUTHORIZED');
+      expectProblemEnvelope(res, 401, 'UNAUTHORIZED');
       expect(res.headers['www-authenticate']).toBe(INVALID_TOKEN_CHALLENGE);
     });
   });
@@ -268,7 +260,7 @@ describe('bearer authentication with an identity provider (JWT_JWKS_URL)', () =>
 
     it.each(['ru', 'en'])('answers 503 SERVICE_UNAVAILABLE with Retry-After, not 401 (%s)', async (lang) => {
       const res = await getAdminRoute(t, `Bearer ${await providerToken(randomUUID())}`, lang);
-      expectProblem(res, 503, 'SERVICE_UNAVAILABLE');
+      expectProblemEnvelope(res, 503, 'SERVICE_UNAVAILABLE');
       expect(res.headers['retry-after']).toBe('5');
       expect(res.headers['www-authenticate']).toBeUndefined();
       expect(res.json().detail).toBe(

@@ -1,23 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { apiClient } from './support/http-client';
+import { customerClient } from './support/callers';
+import { ApiClient, MERGE_PATCH } from './support/http-client';
 import {
   CONDITIONAL_PROBE_PATH as DOCUMENTS,
   ConditionalRequestsProbeModule,
   PROBE_DOCUMENTS_TABLE_SQL,
 } from './support/probes/conditional-requests.probe';
+import { expectProblem } from './support/problem';
 import { bootTestApp, TestApp } from './support/test-app';
-import { bearer } from './support/tokens';
-
-type Client = ReturnType<typeof apiClient>;
-
-const PROBLEM_JSON = /^application\/problem\+json(;|$)/;
-const MERGE_PATCH = 'application/merge-patch+json';
 
 describe('conditional requests (ETag, If-None-Match, If-Match)', () => {
   let t: TestApp;
   let db: DataSource;
-  let client: Client;
+  let client: ApiClient;
 
   async function newDocument(title = 'Draft'): Promise<{ url: string; etag: string; documentId: string }> {
     const documentId = randomUUID();
@@ -43,7 +39,7 @@ describe('conditional requests (ETag, If-None-Match, If-Match)', () => {
     t = await bootTestApp({}, [ConditionalRequestsProbeModule]);
     db = t.app.get(DataSource);
     await db.query(PROBE_DOCUMENTS_TABLE_SQL);
-    client = apiClient(t, await bearer(t.config));
+    client = await customerClient(t);
   });
   afterAll(() => t.close());
 
@@ -118,11 +114,8 @@ describe('conditional requests (ETag, If-None-Match, If-Match)', () => {
         const { url, etag, documentId } = await newDocument();
         await retitle(url, 'Someone else', { 'if-match': etag });
         const res = await retitle(url, 'Mine', { 'if-match': etag }, lang);
-        expect(res.statusCode).toBe(409);
-        expect(res.headers['content-type']).toMatch(PROBLEM_JSON);
-        expect(res.json()).toMatchObject({
+        expectProblem(res, 409, 'CONCURRENT_MODIFICATION', {
           status: 409,
-          code: 'CONCURRENT_MODIFICATION',
           type: 'urn:problem:order-service:concurrent-modification',
           detail,
         });

@@ -3,21 +3,13 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { freePort } from './support/net';
 
 /**
  * The real entry point (`node dist/src/main.js`, as `npm start` runs it) with no DATABASE_URL and no
  * REDIS_URL: it starts its embedded PostgreSQL, serves /health and /ready, and shuts down gracefully.
  */
 const ROOT = path.resolve(__dirname, '..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitFor(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

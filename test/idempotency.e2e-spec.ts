@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { IdempotencyCleanup } from '../src/idempotency/idempotency.cleanup';
 import { requestFingerprint } from '../src/idempotency/request-fingerprint';
-import { apiClient } from './support/http-client';
+import { customerClient } from './support/callers';
+import { ApiClient, apiClient, MERGE_PATCH, withIdempotencyKey } from './support/http-client';
 import {
   IDEMPOTENCY_PROBE_PATH as PROBE,
   IdempotencyProbeModule,
@@ -11,27 +12,20 @@ import {
   ProbeFailures,
   ProbeGate,
 } from './support/probes/idempotency.probe';
+import { expectProblem, PROBLEM_JSON } from './support/problem';
 import { bootTestApp, TestApp } from './support/test-app';
 import { callerToken } from './support/tokens';
 
-type Client = ReturnType<typeof apiClient>;
-
-const PROBLEM_JSON = /^application\/problem\+json(;|$)/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 describe('Idempotency-Key', () => {
   let t: TestApp;
   let db: DataSource;
-  let alice: Client;
+  let alice: ApiClient;
   let aliceId: string;
   let aliceAuthorization: string;
-  let bob: Client;
-  let anonymous: Client;
-
-  const withKey = (key: string, headers: Record<string, string> = {}) => ({
-    'idempotency-key': key,
-    ...headers,
-  });
+  let bob: ApiClient;
+  let anonymous: ApiClient;
   const label = () => `effect-${randomUUID()}`;
 
   async function effects(name: string): Promise<number> {
@@ -60,7 +54,7 @@ describe('Idempotency-Key', () => {
     aliceId = aliceToken.sub;
     aliceAuthorization = aliceToken.authorization;
     alice = apiClient(t, aliceToken.authorization);
-    bob = apiClient(t, (await callerToken(t.config)).authorization);
+    bob = await customerClient(t);
     anonymous = apiClient(t);
   });
   afterAll(() => t.close());
@@ -69,7 +63,7 @@ describe('Idempotency-Key', () => {
     it('replays the first response (status, Location, ETag, body) for the same key and body', async () => {
       const key = randomUUID();
       const body = { label: label(), quantity: 2 };
-      const first = await alice('POST', `${PROBE}/effects`, { body, headers: withKey(key) });
+      const first = await alice('POST', `${PROBE}/effects`, { body, headers: withIdempotencyKey(key) });
       expect(first.statusCode).toBe(201);
       expect(first.headers['idempotent-replayed']).toBeUndefined();
       const created = first.json();
@@ -81,7 +75,7 @@ describe('Idempotency-Key', () => {
       });
       expect(first.headers.location).toBe(`${PROBE}/effects/${created.effectId}`);
 
-      const again = await alice('POST', `${PROBE}/effects`, { body, headers: withKey(key) });
+      const again = await alice('POST', `${PROBE}/effects`, { body, headers: withIdempotencyKey(key) });
       expectReplayOf(again, first);
       // Fresh per-request headers: the replay has its own trace.
       expect(again.headers.traceparent).not.toBe(first.headers.traceparent);
@@ -93,13 +87,13 @@ describe('Idempotency-Key', () => {
       const name = label();
       const first = await alice('POST', `${PROBE}/effects`, {
         body: { label: name, quantity: 3 },
-        headers: withKey(key),
+        headers: withIdempotencyKey(key),
       });
       const reordered = await t.app.inject({
         method: 'POST',
         url: `${PROBE}/effects`,
         headers: {
-          ...withKey(key.toUpperCase()),
+          ...withIdempotencyKey(key.toUpperCase()),
           authorization: aliceAuthorization,
           'content-type': 'application/json',
         },
@@ -115,8 +109,8 @@ describe('Idempotency-Key', () => {
       const patch = () =>
         alice('PATCH', `${PROBE}/effects/${effectId}`, {
           body,
-          headers: withKey(key),
-          contentType: 'application/merge-patch+json',
+          headers: withIdempotencyKey(key),
+          contentType: MERGE_PATCH,
         });
       const effectId = randomUUID();
       const first = await patch();
@@ -127,7 +121,7 @@ describe('Idempotency-Key', () => {
 
     it('stores a key for 24 hours from the first request', async () => {
       const key = randomUUID();
-      await alice('POST', `${PROBE}/effects`, { body: { label: label() }, headers: withKey(key) });
+      await alice('POST', `${PROBE}/effects`, { body: { label: label() }, headers: withIdempotencyKey(key) });
       const [row] = (await db.query(
         `SELECT state, extract(epoch FROM expires_at - created_at)::int AS ttl
            FROM idempotency_keys WHERE caller_id = $1 AND idempotency_key = $2`,
@@ -144,30 +138,27 @@ describe('Idempotency-Key', () => {
     ] as const)('the same key with another body is 409 IDEMPOTENCY_KEY_REUSED (%s)', async (lang, detail) => {
       const key = randomUUID();
       const name = label();
-      await alice('POST', `${PROBE}/effects`, { body: { label: name }, headers: withKey(key) });
+      await alice('POST', `${PROBE}/effects`, { body: { label: name }, headers: withIdempotencyKey(key) });
       const res = await alice('POST', `${PROBE}/effects`, {
         body: { label: name, quantity: 5 },
-        headers: withKey(key),
+        headers: withIdempotencyKey(key),
         lang,
       });
-      expect(res.statusCode).toBe(409);
-      expect(res.headers['content-type']).toMatch(PROBLEM_JSON);
-      expect(res.headers['idempotent-replayed']).toBeUndefined();
-      expect(res.json()).toMatchObject({
+      expectProblem(res, 409, 'IDEMPOTENCY_KEY_REUSED', {
         status: 409,
         title: 'Conflict',
-        code: 'IDEMPOTENCY_KEY_REUSED',
         type: 'urn:problem:order-service:idempotency-key-reused',
         detail,
       });
+      expect(res.headers['idempotent-replayed']).toBeUndefined();
       expect(await effects(name)).toBe(1);
     });
 
     it('the same key on another path is 409 IDEMPOTENCY_KEY_REUSED', async () => {
       const key = randomUUID();
       const body = { label: label() };
-      await alice('POST', `${PROBE}/effects`, { body, headers: withKey(key) });
-      const res = await alice('POST', `${PROBE}/flaky`, { body, headers: withKey(key) });
+      await alice('POST', `${PROBE}/effects`, { body, headers: withIdempotencyKey(key) });
+      const res = await alice('POST', `${PROBE}/flaky`, { body, headers: withIdempotencyKey(key) });
       expect(res.statusCode).toBe(409);
       expect(res.json().code).toBe('IDEMPOTENCY_KEY_REUSED');
     });
@@ -182,20 +173,25 @@ describe('Idempotency-Key', () => {
         const key = randomUUID();
         const body = { label: label() };
         gate.close();
-        const running = alice('POST', `${PROBE}/gated`, { body, headers: withKey(key) });
+        const running = alice('POST', `${PROBE}/gated`, { body, headers: withIdempotencyKey(key) });
         await gate.entered();
 
-        const meanwhile = await alice('POST', `${PROBE}/gated`, { body, headers: withKey(key), lang });
-        expect(meanwhile.statusCode).toBe(409);
-        expect(meanwhile.headers['content-type']).toMatch(PROBLEM_JSON);
+        const meanwhile = await alice('POST', `${PROBE}/gated`, {
+          body,
+          headers: withIdempotencyKey(key),
+          lang,
+        });
+        expectProblem(meanwhile, 409, 'IDEMPOTENCY_KEY_IN_PROGRESS', { detail });
         expect(meanwhile.headers['retry-after']).toBe('1');
-        expect(meanwhile.json()).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_PROGRESS', detail });
 
         gate.open();
         const first = await running;
         expect(first.statusCode).toBe(201);
         expect(first.headers['idempotent-replayed']).toBeUndefined();
-        expectReplayOf(await alice('POST', `${PROBE}/gated`, { body, headers: withKey(key) }), first);
+        expectReplayOf(
+          await alice('POST', `${PROBE}/gated`, { body, headers: withIdempotencyKey(key) }),
+          first,
+        );
         expect(await effects(body.label)).toBe(1);
       },
     );
@@ -204,7 +200,9 @@ describe('Idempotency-Key', () => {
       const key = randomUUID();
       const body = { label: label(), quantity: 1 };
       const responses = await Promise.all(
-        Array.from({ length: 20 }, () => alice('POST', `${PROBE}/effects`, { body, headers: withKey(key) })),
+        Array.from({ length: 20 }, () =>
+          alice('POST', `${PROBE}/effects`, { body, headers: withIdempotencyKey(key) }),
+        ),
       );
       expect(await effects(body.label)).toBe(1);
 
@@ -219,7 +217,10 @@ describe('Idempotency-Key', () => {
         }
       }
       // Once the first has finished, every retry is a replay.
-      expectReplayOf(await alice('POST', `${PROBE}/effects`, { body, headers: withKey(key) }), original);
+      expectReplayOf(
+        await alice('POST', `${PROBE}/effects`, { body, headers: withIdempotencyKey(key) }),
+        original,
+      );
     });
   });
 
@@ -227,8 +228,8 @@ describe('Idempotency-Key', () => {
     it('keys are per caller: the same key from another caller is independent', async () => {
       const key = randomUUID();
       const body = { label: label() };
-      const mine = await alice('POST', `${PROBE}/effects`, { body, headers: withKey(key) });
-      const theirs = await bob('POST', `${PROBE}/effects`, { body, headers: withKey(key) });
+      const mine = await alice('POST', `${PROBE}/effects`, { body, headers: withIdempotencyKey(key) });
+      const theirs = await bob('POST', `${PROBE}/effects`, { body, headers: withIdempotencyKey(key) });
       expect(mine.statusCode).toBe(201);
       expect(theirs.statusCode).toBe(201);
       expect(theirs.headers['idempotent-replayed']).toBeUndefined();
@@ -239,7 +240,7 @@ describe('Idempotency-Key', () => {
     it('on a public route the caller is the client address', async () => {
       const key = randomUUID();
       const body = { label: label() };
-      const from = (ip: string) => withKey(key, { 'x-forwarded-for': ip });
+      const from = (ip: string) => withIdempotencyKey(key, { 'x-forwarded-for': ip });
       const first = await anonymous('POST', `${PROBE}/public`, { body, headers: from('203.0.113.7') });
       expect(first.statusCode).toBe(201);
       expectReplayOf(
@@ -255,19 +256,22 @@ describe('Idempotency-Key', () => {
     it('an expired key executes again, even with another body', async () => {
       const key = randomUUID();
       const body = { label: label() };
-      const first = await alice('POST', `${PROBE}/effects`, { body, headers: withKey(key) });
+      const first = await alice('POST', `${PROBE}/effects`, { body, headers: withIdempotencyKey(key) });
       await db.query(
         `UPDATE idempotency_keys SET expires_at = now() - interval '1 second'
           WHERE caller_id = $1 AND idempotency_key = $2`,
         [aliceId, key],
       );
-      const again = await alice('POST', `${PROBE}/effects`, { body, headers: withKey(key) });
+      const again = await alice('POST', `${PROBE}/effects`, { body, headers: withIdempotencyKey(key) });
       expect(again.statusCode).toBe(201);
       expect(again.headers['idempotent-replayed']).toBeUndefined();
       expect(again.json().effectId).not.toBe(first.json().effectId);
       expect(await effects(body.label)).toBe(2);
       // The key is live again, for the new outcome.
-      expectReplayOf(await alice('POST', `${PROBE}/effects`, { body, headers: withKey(key) }), again);
+      expectReplayOf(
+        await alice('POST', `${PROBE}/effects`, { body, headers: withIdempotencyKey(key) }),
+        again,
+      );
     });
 
     it('a request left IN_PROGRESS by a crashed process is taken over after the lock timeout', async () => {
@@ -282,7 +286,7 @@ describe('Idempotency-Key', () => {
         );
       await insertClaim('2 minutes', requestFingerprint('POST', url, { label: 'something else' }));
       // Another request's stale claim is still that request's key.
-      const other = await alice('POST', url, { body, headers: withKey(key) });
+      const other = await alice('POST', url, { body, headers: withIdempotencyKey(key) });
       expect(other.statusCode).toBe(409);
       expect(other.json().code).toBe('IDEMPOTENCY_KEY_REUSED');
 
@@ -291,18 +295,24 @@ describe('Idempotency-Key', () => {
         key,
       ]);
       await insertClaim('2 minutes', requestFingerprint('POST', url, body));
-      const takenOver = await alice('POST', url, { body, headers: withKey(key) });
+      const takenOver = await alice('POST', url, { body, headers: withIdempotencyKey(key) });
       expect(takenOver.statusCode).toBe(201);
       expect(takenOver.headers['idempotent-replayed']).toBeUndefined();
       expect(await effects(body.label)).toBe(1);
-      expectReplayOf(await alice('POST', url, { body, headers: withKey(key) }), takenOver);
+      expectReplayOf(await alice('POST', url, { body, headers: withIdempotencyKey(key) }), takenOver);
     });
 
     it('the purge deletes expired keys only', async () => {
       const expired = randomUUID();
       const live = randomUUID();
-      await alice('POST', `${PROBE}/effects`, { body: { label: label() }, headers: withKey(expired) });
-      await alice('POST', `${PROBE}/effects`, { body: { label: label() }, headers: withKey(live) });
+      await alice('POST', `${PROBE}/effects`, {
+        body: { label: label() },
+        headers: withIdempotencyKey(expired),
+      });
+      await alice('POST', `${PROBE}/effects`, {
+        body: { label: label() },
+        headers: withIdempotencyKey(live),
+      });
       await db.query(
         `UPDATE idempotency_keys SET expires_at = now() - interval '1 hour' WHERE idempotency_key = $1`,
         [expired],
@@ -320,17 +330,25 @@ describe('Idempotency-Key', () => {
     it('a validation failure is an outcome: the same request replays the same 400', async () => {
       const key = randomUUID();
       const body = { label: 42 };
-      const first = await alice('POST', `${PROBE}/effects`, { body, headers: withKey(key), lang: 'en' });
+      const first = await alice('POST', `${PROBE}/effects`, {
+        body,
+        headers: withIdempotencyKey(key),
+        lang: 'en',
+      });
       expect(first.statusCode).toBe(400);
       expect(first.json().code).toBe('VALIDATION_ERROR');
       // Replayed as recorded, including the language of the first response.
-      const again = await alice('POST', `${PROBE}/effects`, { body, headers: withKey(key), lang: 'ru' });
+      const again = await alice('POST', `${PROBE}/effects`, {
+        body,
+        headers: withIdempotencyKey(key),
+        lang: 'ru',
+      });
       expectReplayOf(again, first);
       expect(again.headers['content-type']).toMatch(PROBLEM_JSON);
       // The key is spent on that request.
       const fixed = await alice('POST', `${PROBE}/effects`, {
         body: { label: 'fixed' },
-        headers: withKey(key),
+        headers: withIdempotencyKey(key),
       });
       expect(fixed.statusCode).toBe(409);
       expect(fixed.json().code).toBe('IDEMPOTENCY_KEY_REUSED');
@@ -339,10 +357,13 @@ describe('Idempotency-Key', () => {
     it('a domain error after an effect replays without repeating the effect', async () => {
       const key = randomUUID();
       const body = { label: label() };
-      const first = await alice('POST', `${PROBE}/refused`, { body, headers: withKey(key) });
+      const first = await alice('POST', `${PROBE}/refused`, { body, headers: withIdempotencyKey(key) });
       expect(first.statusCode).toBe(404);
       expect(first.json().code).toBe('ORDER_NOT_FOUND');
-      expectReplayOf(await alice('POST', `${PROBE}/refused`, { body, headers: withKey(key) }), first);
+      expectReplayOf(
+        await alice('POST', `${PROBE}/refused`, { body, headers: withIdempotencyKey(key) }),
+        first,
+      );
       expect(await effects(body.label)).toBe(1);
     });
 
@@ -350,13 +371,16 @@ describe('Idempotency-Key', () => {
       const key = randomUUID();
       const body = { label: label() };
       t.app.get(ProbeFailures).failOnce.add(body.label);
-      const failed = await alice('POST', `${PROBE}/flaky`, { body, headers: withKey(key) });
+      const failed = await alice('POST', `${PROBE}/flaky`, { body, headers: withIdempotencyKey(key) });
       expect(failed.statusCode).toBe(500);
-      const retried = await alice('POST', `${PROBE}/flaky`, { body, headers: withKey(key) });
+      const retried = await alice('POST', `${PROBE}/flaky`, { body, headers: withIdempotencyKey(key) });
       expect(retried.statusCode).toBe(201);
       expect(retried.headers['idempotent-replayed']).toBeUndefined();
       expect(await effects(body.label)).toBe(1);
-      expectReplayOf(await alice('POST', `${PROBE}/flaky`, { body, headers: withKey(key) }), retried);
+      expectReplayOf(
+        await alice('POST', `${PROBE}/flaky`, { body, headers: withIdempotencyKey(key) }),
+        retried,
+      );
     });
   });
 
@@ -369,10 +393,7 @@ describe('Idempotency-Key', () => {
       async (lang, message) => {
         const body = { label: label() };
         const res = await alice('POST', `${PROBE}/effects`, { body, lang });
-        expect(res.statusCode).toBe(400);
-        expect(res.headers['content-type']).toMatch(PROBLEM_JSON);
-        expect(res.json()).toMatchObject({
-          code: 'VALIDATION_ERROR',
+        expectProblem(res, 400, 'VALIDATION_ERROR', {
           violations: [{ field: 'Idempotency-Key', code: 'REQUIRED', message }],
         });
         expect(await effects(body.label)).toBe(0);
@@ -385,7 +406,11 @@ describe('Idempotency-Key', () => {
       ['two keys in one header', 'effects', `${randomUUID()}, ${randomUUID()}`],
     ])('%s is 400 INVALID_FORMAT on Idempotency-Key', async (_case, route, key) => {
       const body = { label: label() };
-      const res = await alice('POST', `${PROBE}/${route}`, { body, headers: withKey(key), lang: 'en' });
+      const res = await alice('POST', `${PROBE}/${route}`, {
+        body,
+        headers: withIdempotencyKey(key),
+        lang: 'en',
+      });
       expect(res.statusCode).toBe(400);
       expect(res.json().violations).toEqual([
         {
@@ -409,12 +434,12 @@ describe('Idempotency-Key', () => {
     it('is ignored on handlers without @Idempotent() and on DELETE', async () => {
       const key = randomUUID();
       const body = { label: label() };
-      const first = await alice('POST', `${PROBE}/plain`, { body, headers: withKey(key) });
-      const second = await alice('POST', `${PROBE}/plain`, { body, headers: withKey(key) });
+      const first = await alice('POST', `${PROBE}/plain`, { body, headers: withIdempotencyKey(key) });
+      const second = await alice('POST', `${PROBE}/plain`, { body, headers: withIdempotencyKey(key) });
       expect(second.headers['idempotent-replayed']).toBeUndefined();
       expect(await effects(body.label)).toBe(2);
 
-      const removeKey = withKey(randomUUID());
+      const removeKey = withIdempotencyKey(randomUUID());
       const url = `${PROBE}/effects/${first.json().effectId}`;
       expect((await alice('DELETE', url, { headers: removeKey })).statusCode).toBe(204);
       const removedAgain = await alice('DELETE', url, { headers: removeKey });

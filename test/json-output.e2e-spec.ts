@@ -1,9 +1,7 @@
-import { apiClient } from './support/http-client';
+import { customerClient } from './support/callers';
+import { ApiClient } from './support/http-client';
 import { JSON_PROBE_PATH as PROBE, JsonOutputProbeModule } from './support/probes/json-output.probe';
 import { bootTestApp, TestApp } from './support/test-app';
-import { bearer } from './support/tokens';
-
-type Client = ReturnType<typeof apiClient>;
 
 /** What the probe's sample becomes on the wire (contract conventions 10–12). */
 const EXPECTED_SAMPLE = {
@@ -23,11 +21,11 @@ const EXPECTED_SAMPLE = {
 
 describe('JSON output rules', () => {
   let t: TestApp;
-  let client: Client;
+  let client: ApiClient;
 
   beforeAll(async () => {
     t = await bootTestApp({}, [JsonOutputProbeModule]);
-    client = apiClient(t, await bearer(t.config));
+    client = await customerClient(t);
   });
   afterAll(() => t.close());
 

@@ -14,6 +14,7 @@ import { generateOpenApiDocument } from '../src/bootstrap/openapi/offline-docume
 import { buildOpenApiDocument } from '../src/bootstrap/openapi/openapi-document';
 import { ERROR_CODE_NAMES, ERROR_CODES, VIOLATION_CODES } from '../src/problem/error-codes';
 import { spectralLintDocument } from './spectral/lint';
+import { expectProblem } from './support/problem';
 import { OpenApiProbeModule, PAST_SUNSET, PROBE_KINDS, PROBE_PATH } from './support/probes/openapi.probe';
 import { bootTestApp, TestApp } from './support/test-app';
 import { bearer } from './support/tokens';
@@ -412,11 +413,8 @@ describe('OpenAPI document', () => {
         }),
       );
       for (const reply of replies) {
-        expect(reply.headers['content-type']).toMatch(/^application\/problem\+json/);
-        const body = reply.json();
-        expect(body.code).toBe(code);
+        const body = expectProblem(reply, ERROR_CODES[code as keyof typeof ERROR_CODES], code);
         expect(enumCodes).toContain(body.code);
-        expect(reply.statusCode).toBe(ERROR_CODES[body.code as keyof typeof ERROR_CODES]);
         expect(body.status).toBe(reply.statusCode);
       }
       expect(replies[0].json().detail).not.toBe(replies[1].json().detail);
@@ -446,8 +444,6 @@ describe('OpenAPI document in production', () => {
   it.each(['/docs', '/docs/openapi.json', '/docs/swagger-ui-bundle.js'])('%s does not exist', async (url) => {
     expect(t.config.app.production).toBe(true);
     const res = await t.app.inject({ method: 'GET', url });
-    expect(res.statusCode).toBe(404);
-    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.json().code).toBe('RESOURCE_NOT_FOUND');
+    expectProblem(res, 404, 'RESOURCE_NOT_FOUND');
   });
 });

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { LightMyRequestResponse } from 'fastify';
-import { apiClient } from './support/http-client';
+import { adminClient, customerClient } from './support/callers';
+import { ApiClient, apiClient, MERGE_PATCH, withIdempotencyKey } from './support/http-client';
+import { createOrder } from './support/orders';
+import { expectProblem, fieldsAndCodes, violationsOf } from './support/problem';
+import { createProduct, stockOf } from './support/products';
 import { bootTestApp, TestApp } from './support/test-app';
-import { bearer } from './support/tokens';
-
-type Client = ReturnType<typeof apiClient>;
 
 interface BatchResult {
   index: number;
@@ -17,39 +18,13 @@ interface BatchResult {
 
 describe('order batches', () => {
   let t: TestApp;
-  let admin: Client;
-  let alice: Client;
+  let admin: ApiClient;
+  let alice: ApiClient;
   let aliceId: string;
-  let bob: Client;
+  let bob: ApiClient;
 
-  async function createProduct(body: {
-    name: string;
-    price: number;
-    stock: number;
-    status?: string;
-  }): Promise<string> {
-    const res = await admin('POST', '/api/v1/products', { body });
-    expect(res.statusCode).toBe(201);
-    return res.json().productId as string;
-  }
-
-  async function createOrder(client: Client, items: Array<{ productId: string; quantity: number }>) {
-    const res = await client('POST', '/api/v1/orders', {
-      body: { items },
-      headers: { 'idempotency-key': randomUUID() },
-    });
-    expect(res.statusCode).toBe(201);
-    return res.json() as { orderId: string; items: Array<{ itemId: string }> };
-  }
-
-  async function orderCount(client: Client): Promise<number> {
+  async function orderCount(client: ApiClient): Promise<number> {
     return (await client('GET', '/api/v1/orders?size=1')).json().totalElements as number;
-  }
-
-  /** A fresh customer, so order counts are not disturbed by other tests. */
-  async function newCustomer(): Promise<{ client: Client; userId: string }> {
-    const userId = randomUUID();
-    return { client: apiClient(t, await bearer(t.config, ['CUSTOMER'], userId)), userId };
   }
 
   const codesOf = (res: LightMyRequestResponse) =>
@@ -58,9 +33,9 @@ describe('order batches', () => {
   beforeAll(async () => {
     t = await bootTestApp();
     aliceId = randomUUID();
-    admin = apiClient(t, await bearer(t.config, ['ADMIN']));
-    alice = apiClient(t, await bearer(t.config, ['CUSTOMER'], aliceId));
-    bob = apiClient(t, await bearer(t.config, ['CUSTOMER']));
+    admin = await adminClient(t);
+    alice = await customerClient(t, aliceId);
+    bob = await customerClient(t);
   });
   afterAll(() => t.close());
 
@@ -71,10 +46,11 @@ describe('order batches', () => {
     let soldOut: string;
 
     beforeAll(async () => {
-      kettle = await createProduct({ name: 'Kettle', price: 1999.9, stock: 1000 });
-      mug = await createProduct({ name: 'Mug', price: 250.05, stock: 1000 });
-      discontinued = await createProduct({ name: 'Old', price: 1, stock: 5, status: 'DISCONTINUED' });
-      soldOut = await createProduct({ name: 'Gone', price: 1, stock: 0 });
+      kettle = (await createProduct(admin, { name: 'Kettle', price: 1999.9, stock: 1000 })).productId;
+      mug = (await createProduct(admin, { name: 'Mug', price: 250.05, stock: 1000 })).productId;
+      discontinued = (await createProduct(admin, { name: 'Old', price: 1, stock: 5, status: 'DISCONTINUED' }))
+        .productId;
+      soldOut = (await createProduct(admin, { name: 'Gone', price: 1, stock: 0 })).productId;
     });
 
     it('creates one single-line order per good item and reports each bad one: 200, exact index and summary', async () => {
@@ -139,8 +115,8 @@ describe('order batches', () => {
     });
 
     it('lists and finds the created orders like any other, in item order', async () => {
-      const samovar = await createProduct({ name: 'Brass Samovar', price: 30, stock: 10 });
-      const { client } = await newCustomer();
+      const samovar = (await createProduct(admin, { name: 'Brass Samovar', price: 30, stock: 10 })).productId;
+      const client = await customerClient(t);
       const res = await client('POST', '/api/v1/orders/batch', {
         body: {
           items: [
@@ -177,7 +153,7 @@ describe('order batches', () => {
     });
 
     it('answers 200 even when every item fails, and creates nothing', async () => {
-      const { client } = await newCustomer();
+      const client = await customerClient(t);
       const res = await client('POST', '/api/v1/orders/batch', {
         body: {
           items: [
@@ -193,7 +169,7 @@ describe('order batches', () => {
     });
 
     it('checks each item against the whole stock, as separate creates would be', async () => {
-      const scarce = await createProduct({ name: 'Scarce', price: 10, stock: 5 });
+      const scarce = (await createProduct(admin, { name: 'Scarce', price: 10, stock: 5 })).productId;
       const res = await alice('POST', '/api/v1/orders/batch', {
         body: {
           items: [
@@ -208,8 +184,8 @@ describe('order batches', () => {
 
     it('isolates an item the database rejects: the others are still created', async () => {
       // unitPrice × quantity overflows the numeric(12,2) total: the order's insert fails in its savepoint.
-      const dear = await createProduct({ name: 'Dear', price: 100_000, stock: 1_000_000 });
-      const { client } = await newCustomer();
+      const dear = (await createProduct(admin, { name: 'Dear', price: 100_000, stock: 1_000_000 })).productId;
+      const client = await customerClient(t);
       const res = await client('POST', '/api/v1/orders/batch', {
         body: {
           items: [
@@ -230,7 +206,7 @@ describe('order batches', () => {
     });
 
     it('takes 100 items; 101 are refused whole with 400 BATCH_SIZE_EXCEEDED in ru and en', async () => {
-      const { client } = await newCustomer();
+      const client = await customerClient(t);
       const item = { productId: mug, quantity: 1 };
       const hundred = await client('POST', '/api/v1/orders/batch', {
         body: { items: Array.from({ length: 100 }, () => item) },
@@ -246,10 +222,8 @@ describe('order batches', () => {
       const en = await client('POST', '/api/v1/orders/batch', { body, lang: 'en' });
       const ru = await client('POST', '/api/v1/orders/batch', { body, lang: 'ru' });
       for (const res of [en, ru]) {
-        expect(res.statusCode).toBe(400);
-        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-        expect(res.json()).toMatchObject({ status: 400, code: 'BATCH_SIZE_EXCEEDED', title: 'Bad Request' });
-        expect(res.json()).not.toHaveProperty('violations');
+        const problem = expectProblem(res, 400, 'BATCH_SIZE_EXCEEDED', { status: 400, title: 'Bad Request' });
+        expect(problem).not.toHaveProperty('violations');
       }
       expect(en.json().detail).toBe('A batch may hold at most 100 items; this one has 101.');
       expect(ru.json().detail).toBe('В пакете может быть не более 100 элементов; в этом 101.');
@@ -265,7 +239,7 @@ describe('order batches', () => {
     });
 
     it('refuses the whole request with VALIDATION_ERROR for a malformed item, naming items[i].field', async () => {
-      const { client } = await newCustomer();
+      const client = await customerClient(t);
       const res = await client('POST', '/api/v1/orders/batch', {
         body: {
           items: [
@@ -280,9 +254,7 @@ describe('order batches', () => {
       });
       expect(res.statusCode).toBe(400);
       expect(res.json().code).toBe('VALIDATION_ERROR');
-      expect(
-        res.json().violations.map(({ field, code }: { field: string; code: string }) => ({ field, code })),
-      ).toEqual([
+      expect(fieldsAndCodes(violationsOf(res))).toEqual([
         { field: 'items[1].productId', code: 'INVALID_FORMAT' },
         { field: 'items[2].quantity', code: 'MIN' },
         { field: 'items[3].colour', code: 'UNKNOWN_FIELD' },
@@ -313,24 +285,24 @@ describe('order batches', () => {
     let lamp: string;
 
     beforeAll(async () => {
-      lamp = await createProduct({ name: 'Lamp', price: 40, stock: 100 });
+      lamp = (await createProduct(admin, { name: 'Lamp', price: 40, stock: 100 })).productId;
     });
 
     it('confirms each order on its own; every failure carries its code', async () => {
-      const confirmable = await createOrder(alice, [{ productId: lamp, quantity: 2 }]);
-      const empty = await createOrder(alice, []);
-      const bobs = await createOrder(bob, [{ productId: lamp, quantity: 1 }]);
-      const confirmed = await createOrder(alice, [{ productId: lamp, quantity: 1 }]);
+      const confirmable = await createOrder(alice, { items: [{ productId: lamp, quantity: 2 }] });
+      const empty = await createOrder(alice, { items: [] });
+      const bobs = await createOrder(bob, { items: [{ productId: lamp, quantity: 1 }] });
+      const confirmed = await createOrder(alice, { items: [{ productId: lamp, quantity: 1 }] });
       expect((await alice('POST', `/api/v1/orders/${confirmed.orderId}/confirm`)).statusCode).toBe(200);
-      const scarce = await createProduct({ name: 'Scarce lamp', price: 40, stock: 3 });
-      const short = await createOrder(alice, [{ productId: scarce, quantity: 3 }]);
+      const scarce = (await createProduct(admin, { name: 'Scarce lamp', price: 40, stock: 3 })).productId;
+      const short = await createOrder(alice, { items: [{ productId: scarce, quantity: 3 }] });
       const patched = await admin('PATCH', `/api/v1/products/${scarce}`, {
         body: { stock: 1 },
-        contentType: 'application/merge-patch+json',
+        contentType: MERGE_PATCH,
       });
       expect(patched.statusCode).toBe(200);
       const unknown = randomUUID();
-      const stockBefore = (await admin('GET', `/api/v1/products/${lamp}`)).json().stock as number;
+      const stockBefore = await stockOf(admin, lamp);
 
       const res = await alice('POST', '/api/v1/orders/batch/confirm', {
         body: {
@@ -383,13 +355,13 @@ describe('order batches', () => {
 
       const after = await alice('GET', `/api/v1/orders/${confirmable.orderId}`);
       expect(after.json()).toMatchObject({ status: 'CONFIRMED', confirmedAt: expect.any(String) });
-      expect((await admin('GET', `/api/v1/products/${lamp}`)).json().stock).toBe(stockBefore - 2);
+      expect(await stockOf(admin, lamp)).toBe(stockBefore - 2);
       expect((await bob('GET', `/api/v1/orders/${bobs.orderId}`)).json().status).toBe('CREATED');
       expect((await alice('GET', `/api/v1/orders/${short.orderId}`)).json().status).toBe('CREATED');
     });
 
     it('localizes item details in ru', async () => {
-      const empty = await createOrder(alice, []);
+      const empty = await createOrder(alice, { items: [] });
       const res = await alice('POST', '/api/v1/orders/batch/confirm', {
         body: { items: [{ orderId: empty.orderId }] },
         lang: 'ru',
@@ -401,7 +373,7 @@ describe('order batches', () => {
     });
 
     it('an order named twice is confirmed once; the repeat is INVALID_ORDER_STATE', async () => {
-      const order = await createOrder(alice, [{ productId: lamp, quantity: 1 }]);
+      const order = await createOrder(alice, { items: [{ productId: lamp, quantity: 1 }] });
       const res = await alice('POST', '/api/v1/orders/batch/confirm', {
         body: { items: [{ orderId: order.orderId }, { orderId: order.orderId }] },
       });
@@ -410,7 +382,7 @@ describe('order batches', () => {
     });
 
     it('an admin confirms any customer’s orders', async () => {
-      const order = await createOrder(bob, [{ productId: lamp, quantity: 1 }]);
+      const order = await createOrder(bob, { items: [{ productId: lamp, quantity: 1 }] });
       const res = await admin('POST', '/api/v1/orders/batch/confirm', {
         body: { items: [{ orderId: order.orderId }] },
       });
@@ -443,13 +415,13 @@ describe('order batches', () => {
     let limited: string;
 
     beforeAll(async () => {
-      pen = await createProduct({ name: 'Pen', price: 12.5, stock: 1000 });
-      ink = await createProduct({ name: 'Ink', price: 3.2, stock: 1000 });
-      limited = await createProduct({ name: 'Limited', price: 100, stock: 5 });
+      pen = (await createProduct(admin, { name: 'Pen', price: 12.5, stock: 1000 })).productId;
+      ink = (await createProduct(admin, { name: 'Ink', price: 3.2, stock: 1000 })).productId;
+      limited = (await createProduct(admin, { name: 'Limited', price: 100, stock: 5 })).productId;
     });
 
     it('adds every line in one go: 200, an itemId per result, the new ETag', async () => {
-      const order = await createOrder(alice, [{ productId: pen, quantity: 1 }]);
+      const order = await createOrder(alice, { items: [{ productId: pen, quantity: 1 }] });
       const res = await alice('POST', `/api/v1/orders/${order.orderId}/items/batch`, {
         body: {
           items: [
@@ -475,7 +447,7 @@ describe('order batches', () => {
     });
 
     it('adds nothing when any line fails: 400 BATCH_TRANSACTION_FAILED with failedItems, in en and ru', async () => {
-      const order = await createOrder(alice, [{ productId: pen, quantity: 1 }]);
+      const order = await createOrder(alice, { items: [{ productId: pen, quantity: 1 }] });
       const before = await alice('GET', `/api/v1/orders/${order.orderId}`);
       const unknown = randomUUID();
       const body = {
@@ -489,11 +461,7 @@ describe('order batches', () => {
       const url = `/api/v1/orders/${order.orderId}/items/batch`;
       const en = await alice('POST', url, { body, lang: 'en' });
       const ru = await alice('POST', url, { body, lang: 'ru' });
-      for (const res of [en, ru]) {
-        expect(res.statusCode).toBe(400);
-        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-        expect(res.json()).toMatchObject({ status: 400, code: 'BATCH_TRANSACTION_FAILED' });
-      }
+      for (const res of [en, ru]) expectProblem(res, 400, 'BATCH_TRANSACTION_FAILED', { status: 400 });
       expect(en.json().detail).toBe('The atomic batch failed and nothing was changed; see failedItems.');
       expect(en.json().failedItems).toEqual([
         { index: 1, code: 'PRODUCT_NOT_FOUND', detail: `Product ${unknown} does not exist.` },
@@ -510,7 +478,7 @@ describe('order batches', () => {
     });
 
     it('checks stock for what the order will hold, its current lines included', async () => {
-      const order = await createOrder(alice, [{ productId: limited, quantity: 3 }]);
+      const order = await createOrder(alice, { items: [{ productId: limited, quantity: 3 }] });
       const url = `/api/v1/orders/${order.orderId}/items/batch`;
       const over = await alice('POST', url, { body: { items: [{ productId: limited, quantity: 3 }] } });
       expect(over.statusCode).toBe(400);
@@ -539,12 +507,12 @@ describe('order batches', () => {
       expect(unknown.statusCode).toBe(404);
       expect(unknown.json().code).toBe('ORDER_NOT_FOUND');
 
-      const bobs = await createOrder(bob, []);
+      const bobs = await createOrder(bob, { items: [] });
       const foreign = await alice('POST', `/api/v1/orders/${bobs.orderId}/items/batch`, { body: { items } });
       expect(foreign.statusCode).toBe(403);
       expect(foreign.json().code).toBe('ACCESS_DENIED');
 
-      const order = await createOrder(alice, [{ productId: pen, quantity: 1 }]);
+      const order = await createOrder(alice, { items: [{ productId: pen, quantity: 1 }] });
       const stale = await alice('POST', `/api/v1/orders/${order.orderId}/items/batch`, {
         body: { items },
         headers: { 'if-match': '"stale"' },
@@ -561,7 +529,7 @@ describe('order batches', () => {
     });
 
     it('applies the batch limits: 101 items, no items, a malformed item', async () => {
-      const order = await createOrder(alice, []);
+      const order = await createOrder(alice, { items: [] });
       const url = `/api/v1/orders/${order.orderId}/items/batch`;
       const tooMany = await alice('POST', url, {
         body: { items: Array.from({ length: 101 }, () => ({ productId: pen, quantity: 1 })) },
@@ -580,9 +548,9 @@ describe('order batches', () => {
 
   describe('Idempotency-Key', () => {
     it('replays a whole batch response and creates nothing again; another body is 409', async () => {
-      const mug = await createProduct({ name: 'Replay mug', price: 5, stock: 100 });
-      const { client } = await newCustomer();
-      const key = { 'idempotency-key': randomUUID() };
+      const mug = (await createProduct(admin, { name: 'Replay mug', price: 5, stock: 100 })).productId;
+      const client = await customerClient(t);
+      const key = withIdempotencyKey();
       const body = {
         items: [
           { productId: mug, quantity: 1 },
@@ -608,8 +576,8 @@ describe('order batches', () => {
     });
 
     it('replays a failed atomic batch as the same 400', async () => {
-      const order = await createOrder(alice, []);
-      const key = { 'idempotency-key': randomUUID() };
+      const order = await createOrder(alice, { items: [] });
+      const key = withIdempotencyKey();
       const body = { items: [{ productId: randomUUID(), quantity: 1 }] };
       const url = `/api/v1/orders/${order.orderId}/items/batch`;
       const first = await alice('POST', url, { body, headers: key });

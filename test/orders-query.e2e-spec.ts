@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { apiClient } from './support/http-client';
+import { adminClient, customerClient } from './support/callers';
+import { ApiClient } from './support/http-client';
+import { createOrder, postOrder } from './support/orders';
+import { createProduct } from './support/products';
 import { bootTestApp, TestApp } from './support/test-app';
-import { bearer } from './support/tokens';
-
-type Client = ReturnType<typeof apiClient>;
 type OrderBody = { orderId: string; status: string; totalAmount: number; createdAt: string; note?: string };
 
 describe('querying orders: filters, sorting, offset and cursor paging, search', () => {
   let t: TestApp;
   let db: DataSource;
-  let admin: Client;
-  let owner: Client;
+  let admin: ApiClient;
+  let owner: ApiClient;
   let ownerId: string;
-  let other: Client;
+  let other: ApiClient;
   const ids: string[] = [];
 
   const ids$ = (res: { json(): { content: OrderBody[] } }) => res.json().content.map((o) => o.orderId);
@@ -22,26 +22,19 @@ describe('querying orders: filters, sorting, offset and cursor paging, search', 
     t = await bootTestApp();
     db = t.app.get(DataSource);
     ownerId = randomUUID();
-    admin = apiClient(t, await bearer(t.config, ['ADMIN']));
-    owner = apiClient(t, await bearer(t.config, ['CUSTOMER'], ownerId));
-    other = apiClient(t, await bearer(t.config, ['CUSTOMER']));
-    const product = (
-      await admin('POST', '/api/v1/products', { body: { name: 'Blue Teapot', price: 100, stock: 1000 } })
-    ).json();
-    const plain = (
-      await admin('POST', '/api/v1/products', { body: { name: 'Spoon', price: 10, stock: 1000 } })
-    ).json();
+    admin = await adminClient(t);
+    owner = await customerClient(t, ownerId);
+    other = await customerClient(t);
+    const product = await createProduct(admin, { name: 'Blue Teapot', price: 100, stock: 1000 });
+    const plain = await createProduct(admin, { name: 'Spoon', price: 10, stock: 1000 });
 
     // Ten orders of one customer on known days with known totals: day i has total (i+1)*10.
     for (let i = 0; i < 10; i += 1) {
-      const res = await owner('POST', '/api/v1/orders', {
-        headers: { 'idempotency-key': randomUUID() },
-        body: {
-          items: [{ productId: i === 3 ? product.productId : plain.productId, quantity: i + 1 }],
-          note: i === 5 ? 'Please CALL before delivery' : `order ${i}`,
-        },
+      const order = await createOrder(owner, {
+        items: [{ productId: i === 3 ? product.productId : plain.productId, quantity: i + 1 }],
+        note: i === 5 ? 'Please CALL before delivery' : `order ${i}`,
       });
-      ids.push(res.json().orderId);
+      ids.push(order.orderId);
     }
     for (let i = 0; i < 10; i += 1) {
       await db.query(`UPDATE orders SET created_at = $2 WHERE order_id = $1`, [
@@ -52,10 +45,7 @@ describe('querying orders: filters, sorting, offset and cursor paging, search', 
     await db.query(`UPDATE orders SET status = 'CANCELLED' WHERE order_id = ANY($1)`, [[ids[0], ids[1]]]);
     await db.query(`UPDATE orders SET tracking_number = 'TRK-XYZ-42' WHERE order_id = $1`, [ids[7]]);
     await owner('PUT', '/api/v1/users/me', { body: { regionId: 42, segment: 'VIP' } });
-    await other('POST', '/api/v1/orders', {
-      headers: { 'idempotency-key': randomUUID() },
-      body: { note: 'not yours' },
-    });
+    await createOrder(other, { note: 'not yours' });
   });
   afterAll(() => t.close());
 
@@ -221,10 +211,7 @@ describe('querying orders: filters, sorting, offset and cursor paging, search', 
       ).json();
       // A new order of this customer lands at the end of the ascending order: the walk must still see
       // every original order exactly once, and may see the new one only at the end.
-      await owner('POST', '/api/v1/orders', {
-        headers: { 'idempotency-key': randomUUID() },
-        body: { note: 'late' },
-      });
+      await postOrder(owner, { note: 'late' });
       const seen = first.content.map((o: OrderBody) => o.orderId);
       let cursor = first.nextCursor;
       while (cursor) {

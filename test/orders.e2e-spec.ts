@@ -1,53 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import { LightMyRequestResponse } from 'fastify';
-import { apiClient } from './support/http-client';
+import { adminClient, customerClient } from './support/callers';
+import { ApiClient, MERGE_PATCH } from './support/http-client';
+import { createOrder, DeliveryAddress, postOrder } from './support/orders';
+import { expectProblem, fieldsAndCodes, violatedFields, violationsOf } from './support/problem';
+import { createProduct, stockOf } from './support/products';
 import { bootTestApp, TestApp } from './support/test-app';
-import { bearer } from './support/tokens';
-
-type Client = ReturnType<typeof apiClient>;
 
 describe('orders, items and the order state machine', () => {
   let t: TestApp;
-  let admin: Client;
-  let alice: Client;
-  let bob: Client;
+  let admin: ApiClient;
+  let alice: ApiClient;
+  let bob: ApiClient;
   let aliceId: string;
 
-  const newKey = () => ({ 'idempotency-key': randomUUID() });
-
-  async function createProduct(body: {
-    name: string;
-    price: number;
-    stock: number;
-    status?: string;
-  }): Promise<string> {
-    const res = await admin('POST', '/api/v1/products', { body });
-    expect(res.statusCode).toBe(201);
-    return res.json().productId as string;
-  }
-
-  async function stockOf(productId: string): Promise<number> {
-    return (await admin('GET', `/api/v1/products/${productId}`)).json().stock as number;
-  }
-
-  async function createOrder(client: Client, body: Record<string, unknown>): Promise<LightMyRequestResponse> {
-    return client('POST', '/api/v1/orders', { body, headers: newKey() });
-  }
-
-  const address = { streetName: 'Tverskaya 1', zipCode: '125009' };
+  const address: DeliveryAddress = { streetName: 'Tverskaya 1', zipCode: '125009' };
 
   beforeAll(async () => {
     t = await bootTestApp();
     aliceId = randomUUID();
-    admin = apiClient(t, await bearer(t.config, ['ADMIN']));
-    alice = apiClient(t, await bearer(t.config, ['CUSTOMER'], aliceId));
-    bob = apiClient(t, await bearer(t.config, ['CUSTOMER']));
+    admin = await adminClient(t);
+    alice = await customerClient(t, aliceId);
+    bob = await customerClient(t);
   });
   afterAll(() => t.close());
 
   describe('products', () => {
     it('an admin adds products; anyone reads them with Cache-Control private, max-age=60', async () => {
-      const productId = await createProduct({ name: 'Kettle', price: 1999.9, stock: 5 });
+      const { productId } = await createProduct(admin, { name: 'Kettle', price: 1999.9, stock: 5 });
       const res = await alice('GET', `/api/v1/products/${productId}`);
       expect(res.statusCode).toBe(200);
       expect(res.headers['cache-control']).toBe('private, max-age=60');
@@ -74,11 +53,7 @@ describe('orders, items and the order state machine', () => {
       const id = randomUUID();
       const ru = await alice('GET', `/api/v1/products/${id}`, { lang: 'ru' });
       const en = await alice('GET', `/api/v1/products/${id}`, { lang: 'en' });
-      for (const res of [ru, en]) {
-        expect(res.statusCode).toBe(404);
-        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-        expect(res.json()).toMatchObject({ code: 'PRODUCT_NOT_FOUND', title: 'Not Found' });
-      }
+      for (const res of [ru, en]) expectProblem(res, 404, 'PRODUCT_NOT_FOUND', { title: 'Not Found' });
       expect(en.json().detail).toBe(`Product ${id} does not exist.`);
       expect(ru.json().detail).toBe(`Товар ${id} не существует.`);
     });
@@ -91,22 +66,17 @@ describe('orders, items and the order state machine', () => {
         body: { name: '', price: 1.234, stock: -1, status: 'GONE' },
       });
       expect(res.statusCode).toBe(400);
-      expect(
-        res
-          .json()
-          .violations.map((v: { field: string }) => v.field)
-          .sort(),
-      ).toEqual(['name', 'price', 'status', 'stock']);
+      expect(violatedFields(res)).toEqual(['name', 'price', 'status', 'stock']);
     });
 
     it('PATCH takes only a merge patch and rejects removing a required field', async () => {
-      const productId = await createProduct({ name: 'Pan', price: 10, stock: 1 });
+      const { productId } = await createProduct(admin, { name: 'Pan', price: 10, stock: 1 });
       const json = await admin('PATCH', `/api/v1/products/${productId}`, { body: { stock: 3 } });
       expect(json.statusCode).toBe(415);
       expect(json.json().code).toBe('UNSUPPORTED_MEDIA_TYPE');
       const ok = await admin('PATCH', `/api/v1/products/${productId}`, {
         body: { stock: 3, status: 'DISCONTINUED' },
-        contentType: 'application/merge-patch+json',
+        contentType: MERGE_PATCH,
       });
       expect(ok.statusCode).toBe(200);
       expect(ok.json()).toMatchObject({
@@ -117,7 +87,7 @@ describe('orders, items and the order state machine', () => {
       });
       const removeName = await admin('PATCH', `/api/v1/products/${productId}`, {
         body: { name: null },
-        contentType: 'application/merge-patch+json',
+        contentType: MERGE_PATCH,
       });
       expect(removeName.statusCode).toBe(400);
       expect(removeName.json().violations).toEqual([
@@ -131,12 +101,12 @@ describe('orders, items and the order state machine', () => {
     let mug: string;
 
     beforeAll(async () => {
-      kettle = await createProduct({ name: 'Kettle', price: 1999.9, stock: 10 });
-      mug = await createProduct({ name: 'Mug', price: 250.05, stock: 10 });
+      kettle = (await createProduct(admin, { name: 'Kettle', price: 1999.9, stock: 10 })).productId;
+      mug = (await createProduct(admin, { name: 'Mug', price: 250.05, stock: 10 })).productId;
     });
 
     it('creates an order: 201, Location, ETag, frozen prices and the total', async () => {
-      const res = await createOrder(alice, {
+      const res = await postOrder(alice, {
         items: [
           { productId: kettle, quantity: 1 },
           { productId: mug, quantity: 2 },
@@ -177,7 +147,7 @@ describe('orders, items and the order state machine', () => {
     });
 
     it('answers If-None-Match with the current ETag by 304 and no body', async () => {
-      const created = await createOrder(alice, { items: [] });
+      const created = await postOrder(alice, { items: [] });
       const url = `/api/v1/orders/${created.json().orderId}`;
       const res = await alice('GET', url, { headers: { 'if-none-match': String(created.headers.etag) } });
       expect(res.statusCode).toBe(304);
@@ -186,7 +156,7 @@ describe('orders, items and the order state machine', () => {
     });
 
     it('an empty order has items [] and no total beyond 0', async () => {
-      const res = await createOrder(alice, {});
+      const res = await postOrder(alice, {});
       expect(res.statusCode).toBe(201);
       expect(res.json()).toMatchObject({ items: [], totalAmount: 0 });
     });
@@ -201,9 +171,11 @@ describe('orders, items and the order state machine', () => {
     });
 
     it('reports every bad line with its own code, in ru and en', async () => {
-      const discontinued = await createProduct({ name: 'Old', price: 1, stock: 5, status: 'DISCONTINUED' });
-      const empty = await createProduct({ name: 'Empty', price: 1, stock: 0 });
-      const scarce = await createProduct({ name: 'Scarce', price: 1, stock: 2 });
+      const discontinued = (
+        await createProduct(admin, { name: 'Old', price: 1, stock: 5, status: 'DISCONTINUED' })
+      ).productId;
+      const empty = (await createProduct(admin, { name: 'Empty', price: 1, stock: 0 })).productId;
+      const scarce = (await createProduct(admin, { name: 'Scarce', price: 1, stock: 2 })).productId;
       const body = {
         items: [
           { productId: randomUUID(), quantity: 1 },
@@ -212,8 +184,8 @@ describe('orders, items and the order state machine', () => {
           { productId: scarce, quantity: 3 },
         ],
       };
-      const ru = await alice('POST', '/api/v1/orders', { body, headers: newKey(), lang: 'ru' });
-      const en = await alice('POST', '/api/v1/orders', { body, headers: newKey(), lang: 'en' });
+      const ru = await postOrder(alice, body, { lang: 'ru' });
+      const en = await postOrder(alice, body, { lang: 'en' });
       const expected = [
         { field: 'items[0].productId', code: 'PRODUCT_NOT_FOUND' },
         { field: 'items[1].productId', code: 'PRODUCT_DISCONTINUED' },
@@ -223,29 +195,24 @@ describe('orders, items and the order state machine', () => {
       for (const res of [ru, en]) {
         expect(res.statusCode).toBe(400);
         expect(res.json().code).toBe('VALIDATION_ERROR');
-        expect(
-          res.json().violations.map(({ field, code }: { field: string; code: string }) => ({ field, code })),
-        ).toEqual(expected);
+        expect(fieldsAndCodes(violationsOf(res))).toEqual(expected);
       }
       expect(en.json().violations[3].message).toBe('Only 2 in stock.');
       expect(ru.json().violations[3].message).toBe('На складе только 2.');
     });
 
     it('validates structure: quantity, uuid, address parts and unknown fields at once', async () => {
-      const res = await alice('POST', '/api/v1/orders', {
-        body: {
+      const res = await postOrder(
+        alice,
+        {
           items: [{ productId: 'x', quantity: 0 }],
           deliveryAddress: { streetName: 'A' },
           colour: 'red',
         },
-        headers: newKey(),
-        lang: 'en',
-      });
+        { lang: 'en' },
+      );
       expect(res.statusCode).toBe(400);
-      const fields = res
-        .json()
-        .violations.map((v: { field: string }) => v.field)
-        .sort();
+      const fields = violatedFields(res);
       expect(fields).toEqual([
         'colour',
         'deliveryAddress.zipCode',
@@ -256,14 +223,14 @@ describe('orders, items and the order state machine', () => {
 
     it('a customer may not order for someone else; an admin may', async () => {
       const other = randomUUID();
-      expect((await createOrder(alice, { customerId: other })).statusCode).toBe(403);
-      const res = await createOrder(admin, { customerId: other, items: [{ productId: mug, quantity: 1 }] });
+      expect((await postOrder(alice, { customerId: other })).statusCode).toBe(403);
+      const res = await postOrder(admin, { customerId: other, items: [{ productId: mug, quantity: 1 }] });
       expect(res.statusCode).toBe(201);
       expect(res.json().customerId).toBe(other);
     });
 
     it("another customer's order is 403 ACCESS_DENIED, an unknown one 404, a malformed id 400", async () => {
-      const created = (await createOrder(alice, {})).json();
+      const created = await createOrder(alice);
       const foreign = await bob('GET', `/api/v1/orders/${created.orderId}`, { lang: 'en' });
       expect(foreign.statusCode).toBe(403);
       expect(foreign.json().code).toBe('ACCESS_DENIED');
@@ -283,9 +250,9 @@ describe('orders, items and the order state machine', () => {
     });
 
     it('lists only the caller’s orders (all for an admin), newest first, paged', async () => {
-      const carol = apiClient(t, await bearer(t.config, ['CUSTOMER']));
+      const carol = await customerClient(t);
       const ids: string[] = [];
-      for (let i = 0; i < 3; i += 1) ids.push((await createOrder(carol, { note: `n${i}` })).json().orderId);
+      for (let i = 0; i < 3; i += 1) ids.push((await createOrder(carol, { note: `n${i}` })).orderId);
       const page1 = await carol('GET', '/api/v1/orders?size=2');
       expect(page1.statusCode).toBe(200);
       expect(page1.json()).toMatchObject({ page: 1, size: 2, totalElements: 3, totalPages: 2 });
@@ -296,21 +263,16 @@ describe('orders, items and the order state machine', () => {
       expect(all.json().totalElements).toBeGreaterThan(3);
       const bad = await carol('GET', '/api/v1/orders?page=0&size=101');
       expect(bad.statusCode).toBe(400);
-      expect(
-        bad
-          .json()
-          .violations.map((v: { field: string }) => v.field)
-          .sort(),
-      ).toEqual(['page', 'size']);
+      expect(violatedFields(bad)).toEqual(['page', 'size']);
     });
 
     it('GET /orders/latest is the caller’s most recent order; 404 when there is none', async () => {
-      const dave = apiClient(t, await bearer(t.config, ['CUSTOMER']));
+      const dave = await customerClient(t);
       const none = await dave('GET', '/api/v1/orders/latest');
       expect(none.statusCode).toBe(404);
       expect(none.json().code).toBe('ORDER_NOT_FOUND');
       await createOrder(dave, { note: 'first' });
-      const second = (await createOrder(dave, { note: 'second' })).json();
+      const second = await createOrder(dave, { note: 'second' });
       const latest = await dave('GET', '/api/v1/orders/latest');
       expect(latest.statusCode).toBe(200);
       expect(latest.json().orderId).toBe(second.orderId);
@@ -320,11 +282,11 @@ describe('orders, items and the order state machine', () => {
   describe('changes', () => {
     let lamp: string;
     beforeAll(async () => {
-      lamp = await createProduct({ name: 'Lamp', price: 100, stock: 50 });
+      lamp = (await createProduct(admin, { name: 'Lamp', price: 100, stock: 50 })).productId;
     });
 
     it('PUT replaces items, address and note; absent fields are removed; ETag changes', async () => {
-      const created = await createOrder(alice, {
+      const created = await postOrder(alice, {
         items: [{ productId: lamp, quantity: 1 }],
         note: 'old',
         deliveryAddress: address,
@@ -343,7 +305,7 @@ describe('orders, items and the order state machine', () => {
     });
 
     it('If-Match with a stale ETag is 409 CONCURRENT_MODIFICATION; the current one passes', async () => {
-      const created = await createOrder(alice, {});
+      const created = await postOrder(alice, {});
       const url = `/api/v1/orders/${created.json().orderId}`;
       const stale = String(created.headers.etag);
       const first = await alice('PUT', url, { body: { note: 'a' }, headers: { 'if-match': stale } });
@@ -357,7 +319,7 @@ describe('orders, items and the order state machine', () => {
       expect(second.json().code).toBe('CONCURRENT_MODIFICATION');
       const patch = await alice('PATCH', url, {
         body: { note: 'c' },
-        contentType: 'application/merge-patch+json',
+        contentType: MERGE_PATCH,
         headers: { 'if-match': String(first.headers.etag) },
       });
       expect(patch.statusCode).toBe(200);
@@ -365,8 +327,8 @@ describe('orders, items and the order state machine', () => {
 
     it('PATCH is a merge patch: null removes, read-only fields are named, JSON is 415', async () => {
       const created = await createOrder(alice, { note: 'keep me', deliveryAddress: address });
-      const url = `/api/v1/orders/${created.json().orderId}`;
-      const merge = { contentType: 'application/merge-patch+json' };
+      const url = `/api/v1/orders/${created.orderId}`;
+      const merge = { contentType: MERGE_PATCH };
       const res = await alice('PATCH', url, {
         ...merge,
         body: { note: null, deliveryAddress: { zipCode: '101000' } },
@@ -395,13 +357,13 @@ describe('orders, items and the order state machine', () => {
     });
 
     it('DELETE is 204 in CREATED, then the order is gone; 409 once confirmed', async () => {
-      const created = (await createOrder(alice, {})).json();
+      const created = await createOrder(alice);
       const del = await alice('DELETE', `/api/v1/orders/${created.orderId}`);
       expect(del.statusCode).toBe(204);
       expect(del.body).toBe('');
       expect((await alice('GET', `/api/v1/orders/${created.orderId}`)).statusCode).toBe(404);
 
-      const confirmed = (await createOrder(alice, { items: [{ productId: lamp, quantity: 1 }] })).json();
+      const confirmed = await createOrder(alice, { items: [{ productId: lamp, quantity: 1 }] });
       await alice('POST', `/api/v1/orders/${confirmed.orderId}/confirm`);
       const refused = await alice('DELETE', `/api/v1/orders/${confirmed.orderId}`, { lang: 'en' });
       expect(refused.statusCode).toBe(409);
@@ -410,7 +372,7 @@ describe('orders, items and the order state machine', () => {
     });
 
     it('items: add (201, Location), read, list, remove; totals follow; 409 after confirm', async () => {
-      const order = (await createOrder(alice, {})).json();
+      const order = await createOrder(alice);
       const base = `/api/v1/orders/${order.orderId}/items`;
       const added = await alice('POST', base, { body: { productId: lamp, quantity: 2 } });
       expect(added.statusCode).toBe(201);
@@ -448,17 +410,18 @@ describe('orders, items and the order state machine', () => {
 
   describe('actions', () => {
     it('walks CREATED → CONFIRMED → SHIPPED → DELIVERED → REFUNDED with stock reserved at confirm', async () => {
-      const productId = await createProduct({ name: 'Chair', price: 500, stock: 10 });
-      const order = (
-        await createOrder(alice, { items: [{ productId, quantity: 3 }], deliveryAddress: address })
-      ).json();
+      const { productId } = await createProduct(admin, { name: 'Chair', price: 500, stock: 10 });
+      const order = await createOrder(alice, {
+        items: [{ productId, quantity: 3 }],
+        deliveryAddress: address,
+      });
       const url = `/api/v1/orders/${order.orderId}`;
-      expect(await stockOf(productId)).toBe(10);
+      expect(await stockOf(admin, productId)).toBe(10);
 
       const confirmed = await alice('POST', `${url}/confirm`);
       expect(confirmed.statusCode).toBe(200);
       expect(confirmed.json()).toMatchObject({ status: 'CONFIRMED', confirmedAt: expect.any(String) });
-      expect(await stockOf(productId)).toBe(7);
+      expect(await stockOf(admin, productId)).toBe(7);
 
       const shipped = await admin('POST', `${url}/ship`, {
         body: { trackingNumber: 'TRK-1', carrier: 'CDEK' },
@@ -470,11 +433,11 @@ describe('orders, items and the order state machine', () => {
         carrier: 'CDEK',
         shippedAt: expect.any(String),
       });
-      expect(await stockOf(productId)).toBe(7);
+      expect(await stockOf(admin, productId)).toBe(7);
 
       const delivered = await admin('POST', `${url}/deliver`);
       expect(delivered.json()).toMatchObject({ status: 'DELIVERED', deliveredAt: expect.any(String) });
-      expect(await stockOf(productId)).toBe(7);
+      expect(await stockOf(admin, productId)).toBe(7);
 
       const refunded = await admin('POST', `${url}/refund`, { body: { reason: 'broken' } });
       expect(refunded.statusCode).toBe(200);
@@ -483,7 +446,7 @@ describe('orders, items and the order state machine', () => {
         refundedAt: expect.any(String),
         refundReason: 'broken',
       });
-      expect(await stockOf(productId)).toBe(7);
+      expect(await stockOf(admin, productId)).toBe(7);
 
       const again = await admin('POST', `${url}/refund`, { lang: 'en' });
       expect(again.statusCode).toBe(409);
@@ -494,10 +457,10 @@ describe('orders, items and the order state machine', () => {
     });
 
     it('walks CREATED → CONFIRMED → CANCELLED and releases the reserved stock; CREATED → CANCELLED leaves it', async () => {
-      const productId = await createProduct({ name: 'Desk', price: 900, stock: 4 });
-      const a = (await createOrder(alice, { items: [{ productId, quantity: 3 }] })).json();
+      const { productId } = await createProduct(admin, { name: 'Desk', price: 900, stock: 4 });
+      const a = await createOrder(alice, { items: [{ productId, quantity: 3 }] });
       await alice('POST', `/api/v1/orders/${a.orderId}/confirm`);
-      expect(await stockOf(productId)).toBe(1);
+      expect(await stockOf(admin, productId)).toBe(1);
       const cancelled = await alice('POST', `/api/v1/orders/${a.orderId}/cancel`, {
         body: { reason: 'changed my mind' },
       });
@@ -507,17 +470,17 @@ describe('orders, items and the order state machine', () => {
         cancellationReason: 'changed my mind',
         cancelledAt: expect.any(String),
       });
-      expect(await stockOf(productId)).toBe(4);
+      expect(await stockOf(admin, productId)).toBe(4);
 
-      const b = (await createOrder(alice, { items: [{ productId, quantity: 2 }] })).json();
+      const b = await createOrder(alice, { items: [{ productId, quantity: 2 }] });
       expect(
         (await alice('POST', `/api/v1/orders/${b.orderId}/cancel`, { body: { reason: 'no' } })).json().status,
       ).toBe('CANCELLED');
-      expect(await stockOf(productId)).toBe(4);
+      expect(await stockOf(admin, productId)).toBe(4);
     });
 
     it('confirm without items is 409 ORDER_EMPTY; ship without address 409 DELIVERY_ADDRESS_MISSING', async () => {
-      const empty = (await createOrder(alice, {})).json();
+      const empty = await createOrder(alice);
       const res = await alice('POST', `/api/v1/orders/${empty.orderId}/confirm`, { lang: 'en' });
       expect(res.statusCode).toBe(409);
       expect(res.json()).toMatchObject({
@@ -525,8 +488,8 @@ describe('orders, items and the order state machine', () => {
         detail: 'The order has no items and cannot be confirmed.',
       });
 
-      const productId = await createProduct({ name: 'Sofa', price: 1, stock: 1 });
-      const noAddress = (await createOrder(alice, { items: [{ productId, quantity: 1 }] })).json();
+      const { productId } = await createProduct(admin, { name: 'Sofa', price: 1, stock: 1 });
+      const noAddress = await createOrder(alice, { items: [{ productId, quantity: 1 }] });
       await alice('POST', `/api/v1/orders/${noAddress.orderId}/confirm`);
       const ship = await admin('POST', `/api/v1/orders/${noAddress.orderId}/ship`, {
         body: { trackingNumber: 'T', carrier: 'C' },
@@ -537,10 +500,11 @@ describe('orders, items and the order state machine', () => {
     });
 
     it('ship, deliver and refund are admin actions; cancel needs a reason', async () => {
-      const productId = await createProduct({ name: 'Bed', price: 1, stock: 5 });
-      const order = (
-        await createOrder(alice, { items: [{ productId, quantity: 1 }], deliveryAddress: address })
-      ).json();
+      const { productId } = await createProduct(admin, { name: 'Bed', price: 1, stock: 5 });
+      const order = await createOrder(alice, {
+        items: [{ productId, quantity: 1 }],
+        deliveryAddress: address,
+      });
       await alice('POST', `/api/v1/orders/${order.orderId}/confirm`);
       for (const action of ['ship', 'deliver', 'refund']) {
         const res = await alice('POST', `/api/v1/orders/${order.orderId}/${action}`, {
@@ -562,10 +526,10 @@ describe('orders, items and the order state machine', () => {
     });
 
     it('50 concurrent confirms competing for 10 units: exactly 10 confirmed, stock 0', async () => {
-      const productId = await createProduct({ name: 'Last units', price: 10, stock: 10 });
+      const { productId } = await createProduct(admin, { name: 'Last units', price: 10, stock: 10 });
       const orders: string[] = [];
       for (let i = 0; i < 50; i += 1) {
-        orders.push((await createOrder(admin, { items: [{ productId, quantity: 1 }] })).json().orderId);
+        orders.push((await createOrder(admin, { items: [{ productId, quantity: 1 }] })).orderId);
       }
       const results = await Promise.all(orders.map((id) => admin('POST', `/api/v1/orders/${id}/confirm`)));
       const confirmed = results.filter((r) => r.statusCode === 200);
@@ -573,14 +537,14 @@ describe('orders, items and the order state machine', () => {
       expect(confirmed).toHaveLength(10);
       expect(refused).toHaveLength(40);
       for (const r of refused) expect(r.json().code).toBe('INSUFFICIENT_STOCK');
-      expect(await stockOf(productId)).toBe(0);
+      expect(await stockOf(admin, productId)).toBe(0);
     });
   });
 
   describe('users', () => {
     it('creates the profile just in time; PUT /users/me replaces editable fields', async () => {
       const erinId = randomUUID();
-      const erin = apiClient(t, await bearer(t.config, ['CUSTOMER'], erinId));
+      const erin = await customerClient(t, erinId);
       const me = await erin('GET', '/api/v1/users/me');
       expect(me.statusCode).toBe(200);
       expect(me.json()).toEqual({ userId: erinId, roles: ['CUSTOMER'], createdAt: expect.any(String) });

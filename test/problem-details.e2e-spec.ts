@@ -1,5 +1,5 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { AppLogger } from '../src/logging/app-logger';
+import { expectProblemEnvelope } from './support/problem';
 import {
   INTERNAL_FAILURE_MESSAGE,
   PROBE_PATH,
@@ -8,22 +8,6 @@ import {
 import { bootTestApp, TestApp } from './support/test-app';
 
 const ORDER_ID = '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
-
-/** A Problem Details response of `status` and `code`, with the members every problem carries. */
-function expectProblem(res: LightMyRequestResponse, status: number, code: string): void {
-  expect(res.statusCode).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.json()).toMatchObject({
-    type: `urn:problem:order-service:${code.toLowerCase().replace(/_/g, '-')}`,
-    status,
-    title: expect.any(String),
-    detail: expect.any(String),
-    code,
-    instance: expect.stringMatching(/^urn:uuid:[0-9a-f-]{36}$/),
-    traceId: res.headers.traceparent,
-  });
-  expect(res.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
-}
 
 describe('problem details for framework errors', () => {
   let t: TestApp;
@@ -45,7 +29,7 @@ describe('problem details for framework errors', () => {
       headers: { 'accept-language': 'en-US,ru;q=0.9' },
     });
     for (const res of [ru, en]) {
-      expectProblem(res, 404, 'RESOURCE_NOT_FOUND');
+      expectProblemEnvelope(res, 404, 'RESOURCE_NOT_FOUND');
       expect(res.json().title).toBe('Not Found');
     }
     expect(ru.headers['content-language']).toBe('ru');
@@ -55,9 +39,9 @@ describe('problem details for framework errors', () => {
   });
 
   it('matches paths exactly as the router does: a trailing slash, other case or empty variable is 404', async () => {
-    expectProblem(await inject('DELETE', `${PROBE_PATH}/orders/`), 404, 'RESOURCE_NOT_FOUND');
-    expectProblem(await inject('DELETE', `${PROBE_PATH}/ORDERS`), 404, 'RESOURCE_NOT_FOUND');
-    expectProblem(await inject('GET', `${PROBE_PATH}/orders//confirm`), 404, 'RESOURCE_NOT_FOUND');
+    expectProblemEnvelope(await inject('DELETE', `${PROBE_PATH}/orders/`), 404, 'RESOURCE_NOT_FOUND');
+    expectProblemEnvelope(await inject('DELETE', `${PROBE_PATH}/ORDERS`), 404, 'RESOURCE_NOT_FOUND');
+    expectProblemEnvelope(await inject('GET', `${PROBE_PATH}/orders//confirm`), 404, 'RESOURCE_NOT_FOUND');
   });
 
   describe('405 Method Not Allowed', () => {
@@ -65,7 +49,7 @@ describe('problem details for framework errors', () => {
       const en = await inject('DELETE', `${PROBE_PATH}/orders`, { 'accept-language': 'en' });
       const ru = await inject('DELETE', `${PROBE_PATH}/orders`, { 'accept-language': 'ru' });
       for (const res of [en, ru]) {
-        expectProblem(res, 405, 'METHOD_NOT_ALLOWED');
+        expectProblemEnvelope(res, 405, 'METHOD_NOT_ALLOWED');
         expect(res.json().title).toBe('Method Not Allowed');
         expect(res.headers.allow).toBe('GET, HEAD, POST');
       }
@@ -76,13 +60,13 @@ describe('problem details for framework errors', () => {
 
     it('matches path variables and ignores the query string', async () => {
       const res = await inject('PUT', `${PROBE_PATH}/orders/${ORDER_ID}?note=x`);
-      expectProblem(res, 405, 'METHOD_NOT_ALLOWED');
+      expectProblemEnvelope(res, 405, 'METHOD_NOT_ALLOWED');
       expect(res.headers.allow).toBe('GET, HEAD');
     });
 
     it('covers operational endpoints too', async () => {
       const res = await inject('POST', '/health');
-      expectProblem(res, 405, 'METHOD_NOT_ALLOWED');
+      expectProblemEnvelope(res, 405, 'METHOD_NOT_ALLOWED');
       expect(res.headers.allow).toBe('GET, HEAD');
     });
   });
@@ -97,7 +81,7 @@ describe('problem details for framework errors', () => {
       'malformed JSON (%s %s) is 400 VALIDATION_ERROR with violation INVALID_JSON',
       async (type, payload) => {
         const res = await postOrder(type, payload);
-        expectProblem(res, 400, 'VALIDATION_ERROR');
+        expectProblemEnvelope(res, 400, 'VALIDATION_ERROR');
         expect(res.json().violations).toEqual([
           { field: '', code: 'INVALID_JSON', message: 'The request body is not valid JSON.' },
         ]);
@@ -106,7 +90,7 @@ describe('problem details for framework errors', () => {
 
     it('malformed JSON is localized', async () => {
       const res = await postOrder('application/json', '{', 'ru');
-      expectProblem(res, 400, 'VALIDATION_ERROR');
+      expectProblemEnvelope(res, 400, 'VALIDATION_ERROR');
       expect(res.headers['content-language']).toBe('ru');
       expect(res.json().violations).toEqual([
         { field: '', code: 'INVALID_JSON', message: 'Тело запроса не является корректным JSON.' },
@@ -118,7 +102,7 @@ describe('problem details for framework errors', () => {
       const en = await postOrder('application/json', payload, 'en');
       const ru = await postOrder('application/json', payload, 'ru');
       for (const res of [en, ru]) {
-        expectProblem(res, 413, 'PAYLOAD_TOO_LARGE');
+        expectProblemEnvelope(res, 413, 'PAYLOAD_TOO_LARGE');
         expect(res.json().title).toBe('Content Too Large');
       }
       expect(en.json().detail).toBe('The request body is larger than the allowed 1 MiB.');
@@ -129,7 +113,7 @@ describe('problem details for framework errors', () => {
       'a %s body on a JSON route is 415 UNSUPPORTED_MEDIA_TYPE',
       async (type) => {
         const res = await postOrder(type, 'items=1');
-        expectProblem(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+        expectProblemEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
         expect(res.json().title).toBe('Unsupported Media Type');
         expect(res.json().detail).toBe('This content type is not supported here.');
       },
@@ -137,13 +121,13 @@ describe('problem details for framework errors', () => {
 
     it('a body without a content type is 415 as well', async () => {
       const res = await inject('POST', `${PROBE_PATH}/orders`, {}, '{"items": []}');
-      expectProblem(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expectProblemEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
   });
 
   it('a URL the router cannot decode is a 400 problem with a trace, not Fastify’s own JSON', async () => {
     const res = await inject('GET', `${PROBE_PATH}/orders/%zz`, { 'accept-language': 'en' });
-    expectProblem(res, 400, 'VALIDATION_ERROR');
+    expectProblemEnvelope(res, 400, 'VALIDATION_ERROR');
     expect(res.headers['content-language']).toBe('en');
   });
 
@@ -158,7 +142,7 @@ describe('problem details for framework errors', () => {
       const ru = await inject('GET', `${PROBE_PATH}/failure`);
       const en = await inject('GET', `${PROBE_PATH}/failure`, { 'accept-language': 'en' });
       for (const res of [ru, en]) {
-        expectProblem(res, 500, 'INTERNAL_ERROR');
+        expectProblemEnvelope(res, 500, 'INTERNAL_ERROR');
         expect(res.json().title).toBe('Internal Server Error');
         for (const secret of [
           INTERNAL_FAILURE_MESSAGE,

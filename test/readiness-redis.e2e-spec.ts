@@ -1,5 +1,7 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as net from 'node:net';
+import { freePort } from './support/net';
+import { expectProblem } from './support/problem';
 import { bootTestApp, TestApp } from './support/test-app';
 
 /**
@@ -14,15 +16,6 @@ const redisServer = (() => {
   }
 })();
 const describeWithRedis = redisServer ? describe : describe.skip;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function startRedis(port: number): ChildProcess {
   return spawn(
@@ -81,10 +74,7 @@ describeWithRedis('readiness while Redis goes away and comes back', () => {
 
     redis.kill('SIGKILL');
     const down = await until(ready, (res) => res.statusCode === 503, 5_000);
-    expect(down.statusCode).toBe(503);
-    expect(down.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(down.json()).toMatchObject({
-      code: 'SERVICE_UNAVAILABLE',
+    expectProblem(down, 503, 'SERVICE_UNAVAILABLE', {
       status: 503,
       checks: { redis: { status: 'down' }, database: { status: 'up' } },
     });

@@ -1,4 +1,11 @@
 import type { LightMyRequestResponse } from 'fastify';
+import {
+  byField,
+  expectProblemEnvelope,
+  fieldsAndCodes,
+  Problem,
+  violationsByField,
+} from './support/problem';
 import { PROBE_PATH, ValidationProbeModule } from './support/probes/validation.probe';
 import { bootTestApp, TestApp } from './support/test-app';
 
@@ -37,31 +44,9 @@ const EXPECTED_VIOLATIONS = [
   { field: 'surprise', code: 'UNKNOWN_FIELD' },
 ];
 
-interface Violation {
-  field: string;
-  code: string;
-  message: string;
-}
-
-const byField = (a: { field: string }, b: { field: string }): number => a.field.localeCompare(b.field);
-
-function violationsOf(res: LightMyRequestResponse): Violation[] {
-  return [...(res.json().violations as Violation[])].sort(byField);
-}
-
-/** A 400 VALIDATION_ERROR Problem Details response. */
-function expectValidationProblem(res: LightMyRequestResponse): void {
-  expect(res.statusCode).toBe(400);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.json()).toMatchObject({
-    type: 'urn:problem:order-service:validation-error',
-    status: 400,
-    title: 'Bad Request',
-    code: 'VALIDATION_ERROR',
-    instance: expect.stringMatching(/^urn:uuid:[0-9a-f-]{36}$/),
-    traceId: res.headers.traceparent,
-  });
-}
+/** A 400 VALIDATION_ERROR Problem Details response, titled Bad Request. */
+const expectValidationProblem = (res: LightMyRequestResponse): Problem =>
+  expectProblemEnvelope(res, 400, 'VALIDATION_ERROR', { title: 'Bad Request' });
 
 describe('request validation', () => {
   let t: TestApp;
@@ -90,10 +75,8 @@ describe('request validation', () => {
     it('reports every problem at once, with dotted paths, list indexes and a code per field', async () => {
       const res = await post('/orders', JSON.stringify(INVALID_ORDER), { 'accept-language': 'en' });
       expectValidationProblem(res);
-      const violations = violationsOf(res);
-      expect(violations.map(({ field, code }) => ({ field, code }))).toEqual(
-        [...EXPECTED_VIOLATIONS].sort(byField),
-      );
+      const violations = violationsByField(res);
+      expect(fieldsAndCodes(violations)).toEqual([...EXPECTED_VIOLATIONS].sort(byField));
       const messages = Object.fromEntries(violations.map((v) => [v.field, v.message]));
       // Constraint values come from the decorators: @Min(1), @MaxLength(10), @Matches(…, { context }).
       expect(messages).toMatchObject({
@@ -129,10 +112,8 @@ describe('request validation', () => {
       expect(ruBody.detail).toBe('Запрос некорректен; подробности в списке нарушений.');
       expect(none.json().detail).toBe(ruBody.detail);
 
-      const [ruViolations, enViolations] = [violationsOf(ru), violationsOf(en)];
-      expect(ruViolations.map(({ field, code }) => ({ field, code }))).toEqual(
-        enViolations.map(({ field, code }) => ({ field, code })),
-      );
+      const [ruViolations, enViolations] = [violationsByField(ru), violationsByField(en)];
+      expect(fieldsAndCodes(ruViolations)).toEqual(fieldsAndCodes(enViolations));
       ruViolations.forEach((violation, i) => expect(violation.message).not.toBe(enViolations[i].message));
       expect(ruViolations.find((v) => v.field === 'items[0].quantity')?.message).toBe(
         'Значение должно быть не меньше 1.',
@@ -142,12 +123,12 @@ describe('request validation', () => {
     it('reports list size bounds', async () => {
       const empty = await post('/orders', JSON.stringify({ items: [] }), { 'accept-language': 'en' });
       expectValidationProblem(empty);
-      expect(violationsOf(empty)).toEqual([
+      expect(violationsByField(empty)).toEqual([
         { field: 'items', code: 'MIN_ITEMS', message: 'The number of items must be at least 1.' },
       ]);
       const line = { productId: ORDER_ID, quantity: 1 };
       const tooMany = await post('/orders', JSON.stringify({ items: [line, line, line, line] }));
-      expect(violationsOf(tooMany)).toEqual([
+      expect(violationsByField(tooMany)).toEqual([
         { field: 'items', code: 'MAX_ITEMS', message: 'Число элементов должно быть не больше 3.' },
       ]);
     });
@@ -168,9 +149,7 @@ describe('request validation', () => {
       const empty = await post('/orders', '');
       for (const res of [missing, empty]) {
         expectValidationProblem(res);
-        expect(violationsOf(res).map(({ field, code }) => ({ field, code }))).toEqual([
-          { field: 'items', code: 'REQUIRED' },
-        ]);
+        expect(fieldsAndCodes(violationsByField(res))).toEqual([{ field: 'items', code: 'REQUIRED' }]);
       }
     });
 
@@ -202,7 +181,7 @@ describe('request validation', () => {
         'accept-language': 'en',
       });
       expectValidationProblem(res);
-      expect(violationsOf(res)).toEqual([
+      expect(violationsByField(res)).toEqual([
         { field: 'page', code: 'MIN', message: 'The value must be at least 1.' },
         { field: 'regionIds', code: 'INVALID_TYPE', message: 'The value must be of type integer.' },
         { field: 'size', code: 'INVALID_TYPE', message: 'The value must be of type integer.' },

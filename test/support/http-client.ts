@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { TestApp } from './test-app';
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** The content type PATCH takes (JSON Merge Patch, RFC 7396). */
+export const MERGE_PATCH = 'application/merge-patch+json';
 
 export interface CallOptions {
   body?: unknown;
@@ -23,12 +27,19 @@ export function emptyValuePaths(value: unknown, path = '$'): string[] {
   return [];
 }
 
+/** One caller's view of the app: `client('GET', url, options)`. */
+export type ApiClient = (
+  method: Method,
+  url: string,
+  options?: CallOptions,
+) => Promise<LightMyRequestResponse>;
+
 /**
  * A client of the app for one caller. Every 2xx JSON body it sees is checked for `null` and `""`, so the
  * whole e2e suite enforces the output rule, not one test.
  */
-export function apiClient(t: TestApp, authorization?: string) {
-  return async (method: Method, url: string, options: CallOptions = {}): Promise<LightMyRequestResponse> => {
+export function apiClient(t: TestApp, authorization?: string): ApiClient {
+  return async (method, url, options = {}) => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     if (authorization) headers.authorization = authorization;
     if (options.lang) headers['accept-language'] = options.lang;
@@ -50,4 +61,20 @@ export function apiClient(t: TestApp, authorization?: string) {
     }
     return res;
   };
+}
+
+/** Request headers carrying an `Idempotency-Key` (a fresh uuid unless `key` is given), plus `headers`. */
+export function withIdempotencyKey(
+  key: string = randomUUID(),
+  headers: Record<string, string> = {},
+): Record<string, string> {
+  return { 'idempotency-key': key, ...headers };
+}
+
+/** The JSON body of a response that must have `status`; otherwise fails with what the app answered. */
+export function bodyWithStatus<T>(res: LightMyRequestResponse, status: number, request: string): T {
+  if (res.statusCode !== status) {
+    throw new Error(`${request} answered ${res.statusCode}, not ${status}: ${res.body}`);
+  }
+  return res.json<T>();
 }
