@@ -19,8 +19,10 @@ const { databaseOptions } = dist('database/database-options.js');
 const { runMigrationsLocked } = dist('database/migrations-runner.js');
 const { createHttpApp } = dist('bootstrap/http-app.js');
 const { loadConfig } = dist('config/app-config.js');
-const { CursorCodec } = dist('orders/query/order-cursor.js');
-const q = dist('orders/query/order-query.js');
+const { CursorCodec } = dist('paging/cursor-codec.js');
+const q = dist('orders/persistence/order-list.sql.js');
+const { DEFAULT_SORT } = dist('orders/domain/order-list-criteria.js');
+const { orderColumns } = dist('orders/persistence/orders.repository.js');
 const { DataSource } = require('typeorm');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
@@ -180,7 +182,7 @@ async function cursorAt(depth) {
   );
   return codec.encode(
     { direction: 'next', values: [row.k0, row.k1] },
-    CursorCodec.binding({ filter: {}, scope: {}, sort: q.DEFAULT_SORT }),
+    CursorCodec.binding({ filter: {}, scope: {}, sort: DEFAULT_SORT }),
   );
 }
 
@@ -281,24 +283,23 @@ const results = [];
 for (const shape of shapes) {
   const lat = await latency(base, shape);
   const rps = await throughput(base, shape);
-  const p = new q.SqlParameters();
-  const sort = shape.sort ?? q.DEFAULT_SORT;
-  const source = q.querySource(shape.filter, shape.scope, p);
-  if (shape.keyset)
-    source.where.push(
-      q.keysetCondition(sort, ['2026-06-01 00:00:00+00', '00000000-0000-4000-a000-000000000001'], true, p),
-    );
-  const sql = `SELECT o.order_id ${q.fromWhere(source)} ORDER BY ${q.orderBy(sort)} LIMIT 21 OFFSET ${shape.offset ?? 0}`;
-  const plan = await explain(ds, sql, p.values);
+  // The statements the app runs for this shape (the repository's page and count).
+  const sort = shape.sort ?? DEFAULT_SORT;
+  const window = shape.keyset
+    ? {
+        limit: 21,
+        after: { values: ['2026-06-01 00:00:00+00', '00000000-0000-4000-a000-000000000001'], forward: true },
+      }
+    : shape.path.includes('cursor=')
+      ? { limit: 21 }
+      : { limit: 20, offset: shape.offset ?? 0 };
+  const page = q.pageStatement(shape.filter, shape.scope, sort, window, orderColumns());
+  const plan = await explain(ds, page.sql, page.values);
   let countPlan = null;
   const onlyStatuses = Object.keys(shape.filter).every((k) => k === 'statuses');
   if (!shape.path.includes('cursor=') && !(onlyStatuses && !shape.scope.customerId)) {
-    const cp = new q.SqlParameters();
-    countPlan = await explain(
-      ds,
-      `SELECT count(*) ${q.fromWhere(q.querySource(shape.filter, shape.scope, cp))}`,
-      cp.values,
-    );
+    const count = q.countStatement(shape.filter, shape.scope);
+    countPlan = await explain(ds, count.sql, count.values);
   }
   results.push({ name: shape.name, status: lat.status, ...lat, rps, plan, countPlan });
   console.log(

@@ -128,3 +128,49 @@ export function keysetCondition(
   });
   return `(${all[0].expression} ${op(all[0], false)} ${placeholders[0]} AND (${alternatives.map((a) => `(${a})`).join(' OR ')}))`;
 }
+
+/** Which rows of a sorted list a page holds. */
+export interface PageWindow {
+  limit: number;
+  /** Offset paging: rows skipped. */
+  offset?: number;
+  /** Keyset paging: the rows after (`forward`) or before the row whose sort keys are `values`. */
+  after?: { values: string[]; forward: boolean };
+  /** Read in the opposite sort order (a backward cursor page, reversed by the caller). */
+  reverse?: boolean;
+}
+
+/**
+ * A page of a list: the page's ids (and, for keyset pages, their sort-key values `k0…kn`) from the sort
+ * index — an index-only scan where the index covers it — then only those orders with `columns` selected.
+ */
+export function pageStatement(
+  filter: OrderFilter,
+  scope: OrderScope,
+  sort: readonly SortKey[],
+  window: PageWindow,
+  columns: string,
+): { sql: string; values: unknown[]; keyed: boolean } {
+  const p = new SqlParameters();
+  const source = querySource(filter, scope, p);
+  if (window.after) source.where.push(keysetCondition(sort, window.after.values, window.after.forward, p));
+  const reverse = window.reverse ?? false;
+  const keyed = window.offset === undefined;
+  const sql = `WITH page AS (
+      SELECT o.order_id${keyed ? `, ${keySelect(sort)}` : ''} ${fromWhere(source)}
+      ORDER BY ${orderBy(sort, reverse)} LIMIT ${p.add(window.limit)}
+      ${window.offset !== undefined ? `OFFSET ${p.add(window.offset)}` : ''})
+    SELECT ${columns}${keyed ? ', to_json(page) AS page_keys' : ''}
+    FROM page JOIN orders o ON o.order_id = page.order_id
+    ORDER BY ${orderBy(sort, reverse)}`;
+  return { sql, values: p.values, keyed };
+}
+
+/** The exact size of a list by `count(*)` under its filters. */
+export function countStatement(filter: OrderFilter, scope: OrderScope): { sql: string; values: unknown[] } {
+  const p = new SqlParameters();
+  return {
+    sql: `SELECT count(*)::bigint AS total ${fromWhere(querySource(filter, scope, p))}`,
+    values: p.values,
+  };
+}

@@ -11,7 +11,7 @@ import type {
 } from '../domain/order';
 import type { OrderFilter, OrderScope, SortKey } from '../domain/order-list-criteria';
 import type { OrderStatus } from '../domain/order-status';
-import { fromWhere, keysetCondition, keySelect, orderBy, querySource, SqlParameters } from './order-list.sql';
+import { countStatement, PageWindow, pageStatement } from './order-list.sql';
 
 /**
  * Every statement on `orders` and `order_items`: services hold rules and transactions, this holds SQL.
@@ -21,7 +21,7 @@ import { fromWhere, keysetCondition, keySelect, orderBy, querySource, SqlParamet
  */
 
 /** The order's columns with its items, from the relation `o` and the items relation `items`. */
-function orderColumns(items = 'order_items'): string {
+export function orderColumns(items = 'order_items'): string {
   return `o.order_id, o.customer_id, o.status, o.currency, o.total_amount::text AS total_amount,
     o.delivery_street_name, o.delivery_zip_code, o.note, o.tracking_number, o.carrier,
     o.cancellation_reason, o.refund_reason, o.version, o.created_at, o.updated_at, o.confirmed_at,
@@ -160,37 +160,19 @@ export class OrdersRepository {
   }
 
   /**
-   * One page of a list, orders and items in one statement: the page's ids (and key values) come from the
-   * sort index (an index-only scan where the index covers it), then only those orders are read.
-   * `after` starts the page after (or, with `backwards`, before) a keyset position; `reverse` reads in the
-   * opposite sort order (a backward cursor page, reversed by the caller).
+   * One page of a list, orders and items in one statement (`pageStatement`). Keyset pages (no offset) also
+   * return each row's sort-key values, for the cursors.
    */
   async page(
     filter: OrderFilter,
     scope: OrderScope,
     sort: readonly SortKey[],
-    window: {
-      limit: number;
-      offset?: number;
-      after?: { values: string[]; forward: boolean };
-      reverse?: boolean;
-    },
+    window: PageWindow,
   ): Promise<OrderPageRows> {
-    const p = new SqlParameters();
-    const source = querySource(filter, scope, p);
-    if (window.after) source.where.push(keysetCondition(sort, window.after.values, window.after.forward, p));
-    const reverse = window.reverse ?? false;
-    const keyed = window.after !== undefined || window.offset === undefined;
-    const sql = `WITH page AS (
-        SELECT o.order_id${keyed ? `, ${keySelect(sort)}` : ''} ${fromWhere(source)}
-        ORDER BY ${orderBy(sort, reverse)} LIMIT ${p.add(window.limit)}
-        ${window.offset !== undefined ? `OFFSET ${p.add(window.offset)}` : ''})
-      SELECT ${orderColumns()}${keyed ? ', to_json(page) AS page_keys' : ''}
-      FROM page JOIN orders o ON o.order_id = page.order_id
-      ORDER BY ${orderBy(sort, reverse)}`;
+    const { sql, values, keyed } = pageStatement(filter, scope, sort, window, orderColumns());
     const rows: Array<OrderRow & { page_keys?: Record<string, string> }> = await this.dataSource.query(
       sql,
-      p.values,
+      values,
     );
     const keyNames = Array.from({ length: sort.length + 1 }, (_, i) => `k${i}`);
     return {
@@ -212,11 +194,8 @@ export class OrdersRepository {
       )) as Array<{ total: string }>;
       return Number(total);
     }
-    const p = new SqlParameters();
-    const [{ total }] = (await this.dataSource.query(
-      `SELECT count(*)::bigint AS total ${fromWhere(querySource(filter, scope, p))}`,
-      p.values,
-    )) as Array<{ total: string }>;
+    const { sql, values } = countStatement(filter, scope);
+    const [{ total }] = (await this.dataSource.query(sql, values)) as Array<{ total: string }>;
     return Number(total);
   }
 
