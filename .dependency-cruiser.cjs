@@ -32,6 +32,7 @@ const CROSS_CUTTING = [
   'queue',
   'rate-limit',
   'redis',
+  'storage',
   'tracing',
   'validation',
   'types',

@@ -13,6 +13,7 @@ import { ProductsModule } from '../products/products.module';
 import { QueueModule } from '../queue/queue.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RedisModule } from '../redis/redis.module';
+import { StorageModule } from '../storage/storage.module';
 import { UsersModule } from '../users/users.module';
 import { ValidationModule } from '../validation/validation.module';
 
@@ -20,7 +21,14 @@ export type ModuleImports = NonNullable<DynamicModule['imports']>;
 
 /** Infrastructure shared by the HTTP application and the worker. */
 function coreModules(config: AppConfig) {
-  return [AppConfigModule.forRoot(config), DatabaseModule, RedisModule, QueueModule, ProblemModule];
+  return [
+    AppConfigModule.forRoot(config),
+    DatabaseModule,
+    RedisModule,
+    QueueModule,
+    StorageModule,
+    ProblemModule,
+  ];
 }
 
 /**
