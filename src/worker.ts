@@ -1,24 +1,26 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { AppModule } from './bootstrap/app.module';
 import { loadConfigOrExit, onShutdownSignal, resolveDatabase } from './bootstrap/runtime';
+import { createWorkerApp } from './bootstrap/worker-app';
 import { AppConfig } from './config/app-config';
-import { AppLogger, createPinoLogger } from './logging/app-logger';
 
-/** The worker process: a Nest application context (no HTTP) running the queue processors. */
+/**
+ * The worker process (APP_ROLE=worker): queue processors, and the operational endpoints on PORT. On
+ * SIGTERM readiness turns 503, running jobs stop at their next safe point and go back to the queue (or
+ * finish), connections close.
+ */
 export async function runWorker(loaded: AppConfig): Promise<void> {
   const { config, embedded } = await resolveDatabase({ ...loaded, app: { ...loaded.app, role: 'worker' } });
-  const app = await NestFactory.createApplicationContext(AppModule.forWorker(config), {
-    logger: new AppLogger(createPinoLogger(config.app.logLevel)),
-    abortOnError: false,
-  });
+  const { context, server } = await createWorkerApp(config);
   onShutdownSignal(async () => {
-    await app.close();
+    await context.close();
+    await server.close();
     await embedded?.stop();
   });
-  await app.init();
-  new Logger('Worker').log('worker started');
+  await server.listen({ port: config.http.port, host: config.http.host });
+  new Logger('Worker').log(
+    `worker started; operational endpoints on http://${config.http.host}:${config.http.port}`,
+  );
 }
 
 if (require.main === module) {

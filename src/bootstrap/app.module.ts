@@ -14,6 +14,7 @@ import { QueueModule } from '../queue/queue.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RedisModule } from '../redis/redis.module';
 import { StorageModule } from '../storage/storage.module';
+import { TasksModule } from '../tasks/tasks.module';
 import { UsersModule } from '../users/users.module';
 import { ValidationModule } from '../validation/validation.module';
 
@@ -44,7 +45,7 @@ const httpMechanisms = [
 ];
 
 /** Domain modules: controllers are inert in the worker, processors only take jobs where the role runs them. */
-const domainModules: ModuleImports = [UsersModule, ProductsModule, OrdersModule];
+const domainModules: ModuleImports = [UsersModule, ProductsModule, OrdersModule, TasksModule];
 
 @Module({})
 export class AppModule {
@@ -63,8 +64,15 @@ export class AppModule {
     };
   }
 
-  /** The worker process (APP_ROLE worker): no HTTP server, processors only. */
+  /**
+   * The worker process (APP_ROLE worker): no business routes, processors only; metrics and health checks
+   * for its operational server (bootstrap/worker-app.ts). Nest instantiates the interceptors controllers
+   * declare in any application context, so the idempotency module (`@Idempotent()`) is there too.
+   */
   static forWorker(config: AppConfig): DynamicModule {
-    return { module: AppModule, imports: [...coreModules(config), ...domainModules] };
+    return {
+      module: AppModule,
+      imports: [...coreModules(config), MetricsModule, HealthModule, IdempotencyModule, ...domainModules],
+    };
   }
 }

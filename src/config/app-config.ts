@@ -21,6 +21,10 @@ export interface AppConfig {
   http: { port: number; host: string; bodyLimitBytes: number; trustProxy: boolean | number };
   database: { url?: string; dataDir: string; migrationsRun: boolean; embedded: boolean };
   redis: { url?: string; keyPrefix: string };
+  /** Jobs: how long a job whose worker died stays claimed before another worker takes it over. */
+  queue: { stalledJobSeconds: number };
+  /** Long-running tasks: finished tasks and their results are deleted after `retentionDays`. */
+  tasks: { retentionDays: number };
   auth: {
     jwtSecret: string;
     devSecret: boolean;
@@ -168,6 +172,8 @@ export function loadConfig(
       embedded: false,
     },
     redis: { url: redisUrl, keyPrefix: str(env, 'REDIS_KEY_PREFIX') ?? 'order-service' },
+    queue: { stalledJobSeconds: int(env, 'QUEUE_STALLED_JOB_SECONDS', 30, 2, 600) },
+    tasks: { retentionDays: int(env, 'TASK_RETENTION_DAYS', 30, 1, 3650) },
     auth: {
       jwtSecret: secret,
       devSecret: jwtSecret === undefined,

@@ -1,73 +1,27 @@
-import { Controller, Get, Inject, ServiceUnavailableException, VERSION_NEUTRAL } from '@nestjs/common';
+import { Controller, Get, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import type { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { AppException } from '../problem/app-exception';
-import { JobQueue } from '../queue/job-queue';
-import { RedisHealthIndicator } from './redis.health';
-import { ShutdownState } from './shutdown-state';
+import { HealthCheck, HealthCheckResult } from '@nestjs/terminus';
+import { HealthChecks } from './health-checks.service';
 
 /** Operational endpoints: outside /api, unversioned, no token (contract, Operational endpoints). */
 @ApiExcludeController()
 @Controller({ version: VERSION_NEUTRAL })
 export class HealthController {
-  constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly health: HealthCheckService,
-    private readonly database: TypeOrmHealthIndicator,
-    private readonly redis: RedisHealthIndicator,
-    private readonly shutdown: ShutdownState,
-    private readonly queue: JobQueue,
-  ) {}
+  constructor(private readonly checks: HealthChecks) {}
 
-  /** Liveness: 200 while the process can serve; dependencies do not matter here. */
   @Get('health')
   @HealthCheck()
   liveness(): Promise<HealthCheckResult> {
-    return this.health.check([]);
+    return this.checks.liveness();
   }
 
-  /** Readiness: PostgreSQL and Redis answer, and the process is not shutting down. */
   @Get('ready')
-  async readiness(): Promise<HealthCheckResult> {
-    if (this.shutdown.isShuttingDown) {
-      throw new AppException('SERVICE_UNAVAILABLE', {
-        extensions: { checks: { shutdown: { status: 'down', message: 'shutting down' } } },
-      });
-    }
-    try {
-      const result = await this.health.check([
-        async () => {
-          const r = await this.database.pingCheck('database', { timeout: 1_500 });
-          r.database = { ...r.database, mode: this.config.database.embedded ? 'embedded' : 'external' };
-          return r;
-        },
-        () => this.redis.check('redis'),
-        async () => ({ queue: { status: 'up' as const, backend: this.queue.backend } }),
-      ]);
-      return result;
-    } catch (error) {
-      if (error instanceof ServiceUnavailableException) {
-        const result = error.getResponse() as HealthCheckResult;
-        throw new AppException('SERVICE_UNAVAILABLE', { extensions: { checks: result.details } });
-      }
-      throw error;
-    }
+  readiness(): Promise<HealthCheckResult> {
+    return this.checks.readiness();
   }
 
   @Get('info')
   info(): Record<string, string> {
-    const { app, database } = this.config;
-    const info: Record<string, string> = {
-      name: app.name,
-      version: app.version,
-      environment: app.env,
-      role: app.role,
-      database: database.embedded ? 'embedded' : 'external',
-      queue: this.queue.backend,
-    };
-    if (app.commit) info.commit = app.commit;
-    return info;
+    return this.checks.info();
   }
 }

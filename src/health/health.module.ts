@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { HealthChecks } from './health-checks.service';
 import { HealthController } from './health.controller';
 import { RedisHealthIndicator } from './redis.health';
 import { ShutdownState } from './shutdown-state';
@@ -7,7 +8,7 @@ import { ShutdownState } from './shutdown-state';
 @Module({
   imports: [TerminusModule.forRoot({ logger: false })],
   controllers: [HealthController],
-  providers: [RedisHealthIndicator, ShutdownState],
-  exports: [ShutdownState],
+  providers: [RedisHealthIndicator, ShutdownState, HealthChecks],
+  exports: [ShutdownState, HealthChecks],
 })
 export class HealthModule {}

@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { FastifyInstance } from 'fastify';
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { JobQueue } from '../queue/job-queue';
 
-/** Prometheus metrics of this process: request durations by route template, process metrics, queue depth. */
+/**
+ * Prometheus metrics of this process: request durations by route template, process metrics, queue depth,
+ * and the duration and failures of jobs by type.
+ */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
@@ -13,6 +16,20 @@ export class MetricsService {
     help: 'HTTP request duration by method, route template and status',
     labelNames: ['method', 'route', 'status_code'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  private readonly jobDuration = new Histogram({
+    name: 'job_duration_seconds',
+    help: 'Duration of job runs by type and outcome (completed, cancelled, interrupted, error)',
+    labelNames: ['type', 'outcome'] as const,
+    buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+    registers: [this.registry],
+  });
+  private readonly jobFailures = new Counter({
+    name: 'job_failures_total',
+    help: 'Jobs failed for good (attempts used up) by type',
+    labelNames: ['type'] as const,
     registers: [this.registry],
   });
 
@@ -35,6 +52,18 @@ export class MetricsService {
   /** Queues whose depth /metrics reports (modules with processors call this). */
   trackQueue(name: string): void {
     this.queues.add(name);
+  }
+
+  observeJob(
+    type: string,
+    outcome: 'completed' | 'cancelled' | 'interrupted' | 'error',
+    seconds: number,
+  ): void {
+    this.jobDuration.observe({ type, outcome }, seconds);
+  }
+
+  countJobFailure(type: string): void {
+    this.jobFailures.inc({ type });
   }
 
   /** Times every request; unmatched routes are labelled `unmatched` to keep the label set bounded. */

@@ -7,6 +7,7 @@ import { CursorPage } from '../paging/cursor-page';
 import { OffsetPage, offsetOf, offsetPage } from '../paging/offset-page';
 import { AppException } from '../problem/app-exception';
 import type { Order, OrderLine } from './domain/order';
+import type { CreationKey, CreationRange, OrderAggregateChunk } from './domain/order-aggregates';
 import {
   keyCount,
   OffsetPaging,
@@ -81,6 +82,35 @@ export class OrderReadsService {
     const item = (await this.get(caller, orderId)).items.find((i) => i.itemId === itemId);
     if (!item) throw new AppException('ITEM_NOT_FOUND', { args: { itemId } });
     return item;
+  }
+
+  /**
+   * A customer's orders in creation order, a chunk at a time (exports walk them without holding them all):
+   * pass the returned `last` back as `after` until a chunk comes back shorter than `limit`.
+   */
+  customerOrdersChunk(
+    customerId: string,
+    after: CreationKey | undefined,
+    limit: number,
+  ): Promise<{ orders: Order[]; last?: CreationKey }> {
+    return this.orders.readCustomerChunk(customerId, after, limit);
+  }
+
+  countCustomerOrders(customerId: string): Promise<number> {
+    return this.orders.countCustomerOrders(customerId);
+  }
+
+  /** Sums over the next chunk of orders created in `range` (reports aggregate a chunk at a time). */
+  aggregateChunk(
+    range: CreationRange,
+    after: CreationKey | undefined,
+    limit: number,
+  ): Promise<OrderAggregateChunk> {
+    return this.orders.aggregateChunk(range, after, limit);
+  }
+
+  countCreatedIn(range: CreationRange): Promise<number> {
+    return this.orders.countCreatedIn(range);
   }
 
   private async cursorPage(

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { currentTrace, runInTrace, startSpan } from '../tracing/trace-context';
 import { BullMqJobQueue } from './bullmq-job-queue';
+import { JobInterrupted } from './job-queue';
 
 /** Against the real Redis of REDIS_URL (CI sets it); nothing to test without one. */
 const redisUrl = process.env.REDIS_URL;
@@ -60,5 +61,55 @@ describeWithRedis('BullMqJobQueue', () => {
     expect(await queue.depth('idle')).toBe(1);
     await new Promise((r) => setTimeout(r, 100));
     expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('hands a job back on close without using an attempt; the next worker runs it from the start', async () => {
+    queue = new BullMqJobQueue(redisUrl as string, prefix, true, { stalledJobSeconds: 5 });
+    const seen: Array<{ attempt: number }> = [];
+    queue.registerProcessor('handback', async (job) => {
+      seen.push({ attempt: job.attempt });
+      if (seen.length > 1) return;
+      while (!job.signal.aborted) await new Promise((r) => setTimeout(r, 10));
+      throw new JobInterrupted();
+    });
+    queue.start();
+    await queue.enqueue('handback', 'job', {}, { jobId: 'handback-1', attempts: 3 });
+    await until(() => seen.length === 1);
+    await queue.closeWorkers();
+    expect(await queue.jobState('handback', 'handback-1')).toMatch(/^(waiting|delayed)$/);
+    await queue.close();
+
+    queue = new BullMqJobQueue(redisUrl as string, prefix, true, { stalledJobSeconds: 5 });
+    queue.registerProcessor('handback', async (job) => void seen.push({ attempt: job.attempt }));
+    queue.start();
+    await until(() => seen.length === 2);
+    expect(seen).toEqual([{ attempt: 1 }, { attempt: 1 }]);
+    await until(() => false, 200);
+    expect(await queue.jobState('handback', 'handback-1')).toBe('completed');
+  });
+
+  it('runs a schedule once per interval across two processes sharing the queue', async () => {
+    const runs: string[] = [];
+    queue = new BullMqJobQueue(redisUrl as string, prefix, true);
+    const other = new BullMqJobQueue(redisUrl as string, prefix, true);
+    for (const [q, label] of [
+      [queue, 'a'],
+      [other, 'b'],
+    ] as const) {
+      q.registerProcessor('scheduled', async (job) => void runs.push(`${label}:${job.name}`));
+      await q.schedule('scheduled', 'tick', 300);
+      q.start();
+    }
+    await until(() => false, 1_100);
+    await other.close();
+    // One scheduler (its id is the queue and the name): about one run per 300 ms, not two.
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+    expect(runs.length).toBeLessThanOrEqual(5);
+    expect(runs.every((r) => r.endsWith(':tick'))).toBe(true);
+  });
+
+  it('answers unknown for a job it never had', async () => {
+    queue = new BullMqJobQueue(redisUrl as string, prefix, false);
+    expect(await queue.jobState('nothing-here', 'nope')).toBe('unknown');
   });
 });

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Job, Queue, Worker } from 'bullmq';
+import { DelayedError, Job, Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { runTraced, TracedJobData, withTrace } from './job-trace';
 import {
@@ -7,7 +7,9 @@ import {
   DEFAULT_JOB_BACKOFF_MS,
   EnqueueOptions,
   JobHandler,
+  JobInterrupted,
   JobQueue,
+  JobState,
   ProcessorOptions,
 } from './job-queue';
 
@@ -16,11 +18,22 @@ interface Registration {
   options: ProcessorOptions<unknown>;
 }
 
-/** Completed jobs are only kept briefly (task rows hold the outcome); failures a week, for inspection. */
+/**
+ * Finished jobs leave Redis after a bounded age and count: completed ones soon (task rows hold the
+ * outcome), failed ones after a week, for inspection.
+ */
 const RETENTION = {
   removeOnComplete: { age: 3_600, count: 1_000 },
-  removeOnFail: { age: 7 * 86_400 },
+  removeOnFail: { age: 7 * 86_400, count: 5_000 },
 };
+
+export interface BullMqTiming {
+  /**
+   * How long a job whose worker died (killed, partitioned) stays claimed before another worker takes it
+   * over: the lock lives this long and is renewed at half of it; stalled jobs are looked for this often.
+   */
+  stalledJobSeconds: number;
+}
 
 /**
  * BullMQ adapter: producers in every role, workers only where the role runs them. Jobs survive restarts
@@ -35,10 +48,14 @@ export class BullMqJobQueue extends JobQueue {
   private readonly workerConnections: IORedis[] = [];
   private readonly producerConnection: IORedis;
 
+  private readonly running = new Set<AbortController>();
+  private closing = false;
+
   constructor(
     private readonly redisUrl: string,
     private readonly prefix: string,
     private readonly runsWorkers: boolean,
+    private readonly timing: BullMqTiming = { stalledJobSeconds: 30 },
   ) {
     super();
     // Producers fail fast while Redis is down instead of queueing commands in memory.
@@ -63,6 +80,21 @@ export class BullMqJobQueue extends JobQueue {
     });
   }
 
+  async schedule(queue: string, name: string, everyMs: number): Promise<void> {
+    // One scheduler per id across all processes: upserting it again only refreshes its settings.
+    await this.queue(queue).upsertJobScheduler(
+      `${queue}.${name}`,
+      { every: everyMs },
+      { name, data: withTrace({}), opts: RETENTION },
+    );
+  }
+
+  async jobState(queue: string, jobId: string): Promise<JobState> {
+    const state = await this.queue(queue).getJobState(jobId);
+    if (state === 'prioritized' || state === 'waiting-children') return 'waiting';
+    return state as JobState;
+  }
+
   async depth(queue: string): Promise<number> {
     const counts = await this.queue(queue).getJobCounts('waiting', 'delayed', 'prioritized');
     return Object.values(counts).reduce((sum, n) => sum + n, 0);
@@ -78,50 +110,90 @@ export class BullMqJobQueue extends JobQueue {
       this.workerConnections.push(connection);
       const worker = new Worker(
         queueName,
-        async (job: Job) =>
-          runTraced(job.data as TracedJobData<unknown>, (payload) =>
-            registration.handler({
-              id: job.id ?? '',
-              queue: queueName,
-              name: job.name,
-              data: payload,
-              attempt: job.attemptsMade + 1,
-              maxAttempts: job.opts.attempts ?? 1,
-            }),
-          ),
+        async (job: Job, token?: string) => {
+          const interrupt = new AbortController();
+          // A job fetched while closing is handed back at its first safe point.
+          if (this.closing) interrupt.abort();
+          this.running.add(interrupt);
+          try {
+            await runTraced(job.data as TracedJobData<unknown>, (payload) =>
+              registration.handler({
+                id: job.id ?? '',
+                queue: queueName,
+                name: job.name,
+                data: payload,
+                attempt: job.attemptsMade + 1,
+                maxAttempts: job.opts.attempts ?? 1,
+                signal: interrupt.signal,
+              }),
+            );
+          } catch (error: unknown) {
+            if (!(error instanceof JobInterrupted)) throw error;
+            // Back to the queue at once for another worker, without using an attempt.
+            await job.moveToDelayed(Date.now(), token);
+            throw new DelayedError();
+          } finally {
+            this.running.delete(interrupt);
+          }
+        },
         {
           connection,
           prefix: this.prefix,
           concurrency: registration.options.concurrency ?? 1,
+          lockDuration: this.timing.stalledJobSeconds * 1_000,
+          stalledInterval: this.timing.stalledJobSeconds * 1_000,
+          // A job whose worker died twice is failed rather than taken over forever.
+          maxStalledCount: 2,
         },
       );
-      worker.on('failed', (job, error) => {
-        if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
-        this.logger.error(
-          `job ${queueName}/${job.name} ${job.id} failed after ${job.attemptsMade} attempts: ${error.message}`,
-        );
-        void registration.options
-          .onExhausted?.(
-            {
-              id: job.id ?? '',
-              queue: queueName,
-              name: job.name,
-              data: (job.data as TracedJobData<unknown>).payload,
-              attempt: job.attemptsMade,
-              maxAttempts: job.opts.attempts ?? 1,
-            },
-            error,
-          )
-          .catch((e: unknown) => this.logger.error(`onExhausted of ${queueName} failed: ${String(e)}`));
-      });
+      worker.on('failed', (job, error) => void this.onFailed(queueName, registration, job, error));
       worker.on('error', (error) => this.logger.warn(`worker ${queueName}: ${error.message}`));
       this.workers.push(worker);
     }
   }
 
-  /** Stops taking jobs, lets running ones finish, then closes the connections. */
+  /**
+   * `failed` fires for every failed attempt; only a job that will not run again (its attempts used up, or
+   * failed for good after stalling too often) is exhausted.
+   */
+  private async onFailed(
+    queueName: string,
+    registration: Registration,
+    job: Job | undefined,
+    error: Error,
+  ): Promise<void> {
+    if (!job) return;
+    const final =
+      job.attemptsMade >= (job.opts.attempts ?? 1) ||
+      (await job.getState().catch(() => 'unknown')) === 'failed';
+    if (!final) return;
+    this.logger.error(
+      `job ${queueName}/${job.name} ${job.id} failed after ${job.attemptsMade} attempts: ${error.message}`,
+    );
+    await registration.options
+      .onExhausted?.(
+        {
+          id: job.id ?? '',
+          queue: queueName,
+          name: job.name,
+          data: (job.data as TracedJobData<unknown>).payload,
+          attempt: job.attemptsMade,
+          maxAttempts: job.opts.attempts ?? 1,
+        },
+        error,
+      )
+      .catch((e: unknown) => this.logger.error(`onExhausted of ${queueName} failed: ${String(e)}`));
+  }
+
+  /**
+   * Stops taking jobs; running handlers are told to stop at their next safe point (hand-back) or finish;
+   * then the connections close.
+   */
   async closeWorkers(): Promise<void> {
-    await Promise.allSettled(this.workers.map((w) => w.close()));
+    this.closing = true;
+    const closed = Promise.allSettled(this.workers.map((w) => w.close()));
+    for (const interrupt of this.running) interrupt.abort();
+    await closed;
     this.workers.length = 0;
     for (const connection of this.workerConnections.splice(0)) connection.disconnect();
   }

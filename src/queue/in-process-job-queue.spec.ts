@@ -1,5 +1,6 @@
 import { currentTrace, runInTrace, startSpan } from '../tracing/trace-context';
 import { InProcessJobQueue } from './in-process-job-queue';
+import { JobInterrupted } from './job-queue';
 
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
 
@@ -79,6 +80,56 @@ describe('InProcessJobQueue', () => {
     expect(seen.traceId).toBe(producer.traceId);
     expect(seen.spanId).toMatch(/^[0-9a-f]{16}$/);
     expect(seen.spanId).not.toBe(producer.spanId);
+    await queue.close();
+  });
+
+  it('knows where a job is, and forgets it once it ended', async () => {
+    const queue = new InProcessJobQueue(true);
+    let release: () => void = () => undefined;
+    queue.registerProcessor('q', () => new Promise<void>((resolve) => (release = resolve)));
+    await queue.enqueue('q', 'x', {}, { jobId: 'j1' });
+    expect(await queue.jobState('q', 'j1')).toBe('waiting');
+    queue.start();
+    await tick(5);
+    expect(await queue.jobState('q', 'j1')).toBe('active');
+    release();
+    await tick(5);
+    expect(await queue.jobState('q', 'j1')).toBe('unknown');
+    await queue.close();
+  });
+
+  it('tells running handlers to stop on close; an interrupted job is not retried nor exhausted', async () => {
+    const queue = new InProcessJobQueue(true);
+    const exhausted = jest.fn(async () => undefined);
+    let runs = 0;
+    queue.registerProcessor(
+      'q',
+      async (job) => {
+        runs += 1;
+        while (!job.signal.aborted) await tick(2);
+        throw new JobInterrupted();
+      },
+      { onExhausted: exhausted },
+    );
+    queue.start();
+    await queue.enqueue('q', 'x', {}, { attempts: 3, backoffMs: 1 });
+    await tick(10);
+    await queue.close();
+    expect(runs).toBe(1);
+    expect(exhausted).not.toHaveBeenCalled();
+  });
+
+  it('runs scheduled jobs every interval once workers run, one at a time per schedule', async () => {
+    const queue = new InProcessJobQueue(true);
+    const names: string[] = [];
+    queue.registerProcessor('maintenance', async (job) => void names.push(job.name));
+    await queue.schedule('maintenance', 'sweep', 10);
+    await tick(30);
+    expect(names).toEqual([]); // not started yet
+    queue.start();
+    await tick(60);
+    expect(names.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(names)).toEqual(new Set(['sweep']));
     await queue.close();
   });
 });

@@ -6,7 +6,9 @@ import {
   DEFAULT_JOB_BACKOFF_MS,
   EnqueueOptions,
   JobHandler,
+  JobInterrupted,
   JobQueue,
+  JobState,
   ProcessorOptions,
   QueuedJob,
 } from './job-queue';
@@ -17,7 +19,7 @@ interface Registration {
   active: number;
 }
 
-interface PendingJob extends QueuedJob<unknown> {
+interface PendingJob extends Omit<QueuedJob<unknown>, 'signal'> {
   backoffMs: number;
 }
 
@@ -32,7 +34,10 @@ export class InProcessJobQueue extends JobQueue {
   private readonly registrations = new Map<string, Registration>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly running = new Set<Promise<void>>();
-  private readonly knownIds = new Set<string>();
+  /** Jobs not yet ended, by id, and where they are. */
+  private readonly states = new Map<string, Exclude<JobState, 'completed' | 'failed' | 'unknown'>>();
+  private readonly schedules = new Map<string, { queue: string; name: string; everyMs: number }>();
+  private readonly interrupt = new AbortController();
   private started = false;
   private closed = false;
 
@@ -43,8 +48,7 @@ export class InProcessJobQueue extends JobQueue {
   async enqueue<T>(queue: string, name: string, data: T, options: EnqueueOptions = {}): Promise<string> {
     if (this.closed) throw new Error('queue is closed');
     const id = options.jobId ?? randomUUID();
-    if (this.knownIds.has(id)) return id;
-    this.knownIds.add(id);
+    if (this.states.has(id)) return id;
     this.push({
       id,
       queue,
@@ -66,6 +70,16 @@ export class InProcessJobQueue extends JobQueue {
     if (this.started) this.drain(queue);
   }
 
+  /** In one process a schedule is a timer; it runs only where workers run (the `all` role here). */
+  async schedule(queue: string, name: string, everyMs: number): Promise<void> {
+    this.schedules.set(`${queue}.${name}`, { queue, name, everyMs });
+    if (this.started) this.startSchedule(queue, name, everyMs);
+  }
+
+  async jobState(_queue: string, jobId: string): Promise<JobState> {
+    return this.states.get(jobId) ?? 'unknown';
+  }
+
   async depth(queue: string): Promise<number> {
     return this.waiting.get(queue)?.length ?? 0;
   }
@@ -73,19 +87,31 @@ export class InProcessJobQueue extends JobQueue {
   start(): void {
     if (!this.runsWorkers) return;
     this.started = true;
+    for (const { queue, name, everyMs } of this.schedules.values()) this.startSchedule(queue, name, everyMs);
     for (const queue of this.registrations.keys()) this.drain(queue);
   }
 
-  /** Stops taking jobs and waits for the running ones. */
+  /** Stops taking jobs, tells running handlers to stop at their next safe point, and waits for them. */
   async close(): Promise<void> {
     this.closed = true;
     this.started = false;
+    this.interrupt.abort();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     await Promise.allSettled([...this.running]);
   }
 
+  private startSchedule(queue: string, name: string, everyMs: number): void {
+    const timer = setInterval(() => {
+      if (!this.closed)
+        void this.enqueue(queue, name, {}, { jobId: `${queue}.${name}` }).catch(() => undefined);
+    }, everyMs);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
   private push(job: PendingJob): void {
+    this.states.set(job.id, 'waiting');
     const list = this.waiting.get(job.queue) ?? [];
     list.push(job);
     this.waiting.set(job.queue, list);
@@ -110,15 +136,23 @@ export class InProcessJobQueue extends JobQueue {
   }
 
   private async execute(registration: Registration, job: PendingJob): Promise<void> {
+    this.states.set(job.id, 'active');
     try {
       await runTraced(job.data as TracedJobData<unknown>, (payload) =>
-        registration.handler({ ...job, data: payload }),
+        registration.handler({ ...job, data: payload, signal: this.interrupt.signal }),
       );
-      this.knownIds.delete(job.id);
+      this.states.delete(job.id);
     } catch (caught) {
       const error = caught instanceof Error ? caught : new Error(String(caught));
+      if (error instanceof JobInterrupted) {
+        // Only on shutdown: the job lived in this process's memory, so it ends here; durable state (a task
+        // row) is what brings it back after a restart.
+        this.states.delete(job.id);
+        return;
+      }
       if (job.attempt < job.maxAttempts && !this.closed) {
         const delay = job.backoffMs * 2 ** (job.attempt - 1);
+        this.states.set(job.id, 'delayed');
         const timer = setTimeout(() => {
           this.timers.delete(timer);
           this.push({ ...job, attempt: job.attempt + 1 });
@@ -126,7 +160,7 @@ export class InProcessJobQueue extends JobQueue {
         this.timers.add(timer);
         return;
       }
-      this.knownIds.delete(job.id);
+      this.states.delete(job.id);
       this.logger.error(
         `job ${job.queue}/${job.name} ${job.id} failed after ${job.attempt} attempts: ${error.message}`,
       );

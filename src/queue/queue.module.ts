@@ -23,7 +23,7 @@ type Adapter = BullMqJobQueue | InProcessJobQueue;
       useFactory: (config: AppConfig): JobQueue => {
         const runsWorkers = config.app.role !== 'api';
         return config.redis.url
-          ? new BullMqJobQueue(config.redis.url, `${config.redis.keyPrefix}:bull`, runsWorkers)
+          ? new BullMqJobQueue(config.redis.url, `${config.redis.keyPrefix}:bull`, runsWorkers, config.queue)
           : new InProcessJobQueue(runsWorkers);
       },
     },

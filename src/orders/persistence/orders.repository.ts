@@ -9,6 +9,7 @@ import type {
   OrderTimestampField,
   PricedLine,
 } from '../domain/order';
+import type { CreationKey, CreationRange, OrderAggregateChunk } from '../domain/order-aggregates';
 import type { OrderFilter, OrderScope, SortKey } from '../domain/order-list-criteria';
 import type { OrderStatus } from '../domain/order-status';
 import { countStatement, PageWindow, pageStatement } from './order-list.sql';
@@ -357,6 +358,93 @@ export class OrdersRepository {
     return {
       lines: rows[0].lines.map((l) => ({ ...l, createdAt: new Date(l.createdAt) })),
       total: Number(rows[0].total),
+    };
+  }
+
+  /**
+   * A customer's orders in creation order, `limit` at a time after `after` (keyset: the customer index
+   * starts at the position, so every chunk costs the same), with the same row mapping as every read, and
+   * the key of the last one for the next chunk.
+   */
+  async readCustomerChunk(
+    customerId: string,
+    after: CreationKey | undefined,
+    limit: number,
+  ): Promise<{ orders: Order[]; last?: CreationKey }> {
+    const rows: Array<OrderRow & { creation_key: string }> = await this.dataSource.query(
+      `SELECT ${orderColumns()}, o.created_at::text AS creation_key FROM orders o
+       WHERE o.customer_id = $1
+         AND ($2::timestamptz IS NULL OR (o.created_at, o.order_id) > ($2::timestamptz, $3::uuid))
+       ORDER BY o.created_at, o.order_id LIMIT $4`,
+      [customerId, after?.createdAt ?? null, after?.orderId ?? null, limit],
+    );
+    const last = rows[rows.length - 1];
+    return {
+      orders: rows.map(toOrder),
+      ...(last ? { last: { createdAt: last.creation_key, orderId: last.order_id } } : {}),
+    };
+  }
+
+  async countCustomerOrders(customerId: string): Promise<number> {
+    const [{ n }] = (await this.dataSource.query(
+      'SELECT count(*)::bigint AS n FROM orders WHERE customer_id = $1',
+      [customerId],
+    )) as Array<{ n: string }>;
+    return Number(n);
+  }
+
+  async countCreatedIn(range: CreationRange): Promise<number> {
+    const [{ n }] = (await this.dataSource.query(
+      `SELECT count(*)::bigint AS n FROM orders
+       WHERE created_at >= ($1::date)::timestamp AT TIME ZONE 'UTC' AND created_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'`,
+      [range.dateFrom, range.dateTo],
+    )) as Array<{ n: string }>;
+    return Number(n);
+  }
+
+  /**
+   * Aggregates the next `limit` orders created in `range` after `after` (keyset over the creation index),
+   * in one statement: counts and amounts per UTC day and status, quantities and amounts per product.
+   */
+  async aggregateChunk(
+    range: CreationRange,
+    after: CreationKey | undefined,
+    limit: number,
+  ): Promise<OrderAggregateChunk> {
+    const [row] = (await this.dataSource.query(
+      `WITH chunk AS (
+         SELECT order_id, created_at, status, total_amount FROM orders
+         WHERE created_at >= ($1::date)::timestamp AT TIME ZONE 'UTC'
+           AND created_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'
+           AND ($3::timestamptz IS NULL OR (created_at, order_id) > ($3::timestamptz, $4::uuid))
+         ORDER BY created_at, order_id LIMIT $5)
+       SELECT
+         (SELECT count(*) FROM chunk)::int AS orders,
+         (SELECT json_build_object('createdAt', created_at::text, 'orderId', order_id)
+            FROM chunk ORDER BY created_at DESC, order_id DESC LIMIT 1) AS last,
+         COALESCE((SELECT json_agg(d) FROM (
+            SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, status,
+                   count(*)::int AS orders, sum(total_amount)::text AS amount
+            FROM chunk GROUP BY 1, 2) d), '[]'::json) AS days,
+         COALESCE((SELECT json_agg(p) FROM (
+            SELECT i.product_id AS "productId", max(i.product_name) AS "productName",
+                   sum(i.quantity)::bigint AS quantity, sum(i.unit_price * i.quantity)::text AS amount
+            FROM chunk c JOIN order_items i ON i.order_id = c.order_id GROUP BY i.product_id) p), '[]'::json)
+           AS products`,
+      [range.dateFrom, range.dateTo, after?.createdAt ?? null, after?.orderId ?? null, limit],
+    )) as Array<{
+      orders: number;
+      last: CreationKey | null;
+      days: OrderAggregateChunk['days'];
+      products: Array<
+        Omit<OrderAggregateChunk['products'][number], 'quantity'> & { quantity: number | string }
+      >;
+    }>;
+    return {
+      orders: row.orders,
+      ...(row.last ? { last: row.last } : {}),
+      days: row.days,
+      products: row.products.map((p) => ({ ...p, quantity: Number(p.quantity) })),
     };
   }
 }

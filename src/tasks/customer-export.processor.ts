@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { CreationKey } from '../orders/domain/order-aggregates';
+import { OrderReadsService } from '../orders/order-reads.service';
+import { BlobStorage } from '../storage/blob-storage';
+import { progressOf } from './domain/task';
+import { EXPORT_FORMATS } from './order-export.format';
+import { TasksRepository } from './persistence/tasks.repository';
+import { TaskHandler, TaskHandlers, TaskRun } from './task-handlers';
+
+/** Orders per chunk read (with their items) while the file streams into storage. */
+export const EXPORT_CHUNK_ORDERS = 500;
+
+/**
+ * CUSTOMER_EXPORT: streams the customer's orders, a keyset chunk at a time through the orders module,
+ * as CSV or JSON straight into blob storage (never the whole file in memory), then stores the export with
+ * the task's completion. A run that stops (cancelled, interrupted, failed) leaves no file behind.
+ */
+@Injectable()
+export class CustomerExportProcessor implements TaskHandler<'CUSTOMER_EXPORT'> {
+  readonly type = 'CUSTOMER_EXPORT';
+  readonly concurrency = 2;
+
+  constructor(
+    private readonly orders: OrderReadsService,
+    private readonly tasks: TasksRepository,
+    private readonly storage: BlobStorage,
+    private readonly dataSource: DataSource,
+    handlers: TaskHandlers,
+  ) {
+    handlers.register(this);
+  }
+
+  async run({ task, progress, complete }: TaskRun<'CUSTOMER_EXPORT'>): Promise<void> {
+    const { customerId, format } = task.parameters;
+    const file = EXPORT_FORMATS[format];
+    const total = await this.orders.countCustomerOrders(customerId);
+    const orders = this.orders;
+    async function* content(): AsyncGenerator<Buffer> {
+      yield Buffer.from(file.header);
+      let after: CreationKey | undefined;
+      let done = 0;
+      for (;;) {
+        const chunk = await orders.customerOrdersChunk(customerId, after, EXPORT_CHUNK_ORDERS);
+        if (chunk.orders.length > 0) {
+          yield Buffer.from(chunk.orders.map((order, i) => file.order(order, done + i === 0)).join(''));
+        }
+        done += chunk.orders.length;
+        await progress(progressOf(done, total));
+        if (chunk.orders.length < EXPORT_CHUNK_ORDERS || !chunk.last) break;
+        after = chunk.last;
+      }
+      yield Buffer.from(file.footer);
+    }
+    const blob = await this.storage.write(content());
+    try {
+      await complete(async (db) => {
+        await this.storage.attach(db, blob.key);
+        const exportId = await this.tasks.insertExport(db, task.taskId, {
+          ownerId: task.ownerId,
+          customerId,
+          format,
+          fileName: `orders-${customerId}.${file.extension}`,
+          contentType: file.contentType,
+          blobKey: blob.key,
+          size: blob.size,
+          sha256: blob.sha256,
+        });
+        return { kind: 'export', id: exportId };
+      });
+    } catch (error: unknown) {
+      await this.dataSource.transaction((db) => this.storage.delete(db, [blob.key])).catch(() => undefined);
+      throw error;
+    }
+  }
+}

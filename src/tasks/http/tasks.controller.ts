@@ -1,0 +1,68 @@
+import { Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import type { Caller } from '../../auth/caller';
+import { CurrentCaller } from '../../auth/decorators';
+import { ResponseLanguage } from '../../batch/batch-results';
+import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
+import type { Language } from '../../problem/language';
+import { ProblemRenderer } from '../../problem/problem-renderer';
+import { UuidParam } from '../../validation/uuid-param.decorator';
+import { TasksService } from '../tasks.service';
+import { TaskResponse } from './dto/task.dto';
+import { sendTask, toTaskResponse } from './task.view';
+
+/** Polling and cancelling long-running tasks (contract, Long-running operations). */
+@ApiTags('Tasks')
+@Controller({ path: 'tasks', version: '1' })
+export class TasksController {
+  constructor(
+    private readonly tasks: TasksService,
+    private readonly problems: ProblemRenderer,
+  ) {}
+
+  @Get(':taskId')
+  @ApiEndpoint({
+    operationId: 'getTask',
+    summary: 'Get the status of a long-running task',
+    description:
+      'Poll until COMPLETED (then follow `resultUrl`), FAILED (`error`) or CANCELLED; 200 in every status. ' +
+      '`Retry-After` suggests the polling interval while PENDING or PROCESSING. Visible to the user who ' +
+      'started the task and to admins.',
+    errors: ['TASK_NOT_FOUND'],
+    headers: {
+      'Retry-After': {
+        description: 'While PENDING or PROCESSING: seconds to wait before polling again.',
+        schema: { type: 'integer', minimum: 1, example: 2 },
+      },
+    },
+    type: TaskResponse,
+  })
+  async get(
+    @CurrentCaller() caller: Caller,
+    @UuidParam('taskId') taskId: string,
+    @ResponseLanguage() lang: Language,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<TaskResponse> {
+    return sendTask(reply, await this.tasks.get(caller, taskId), this.problems, lang);
+  }
+
+  @Post(':taskId/cancel')
+  @HttpCode(200)
+  @ApiEndpoint({
+    operationId: 'cancelTask',
+    summary: 'Cancel a pending or running task',
+    description:
+      'PENDING or PROCESSING → CANCELLED; a running task stops at its next progress step and writes no ' +
+      'result. A task that has already ended is 409 INVALID_TASK_STATE.',
+    errors: ['TASK_NOT_FOUND', 'INVALID_TASK_STATE'],
+    type: TaskResponse,
+  })
+  async cancel(
+    @CurrentCaller() caller: Caller,
+    @UuidParam('taskId') taskId: string,
+    @ResponseLanguage() lang: Language,
+  ): Promise<TaskResponse> {
+    return toTaskResponse(await this.tasks.cancel(caller, taskId), this.problems, lang);
+  }
+}

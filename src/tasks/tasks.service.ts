@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { type Caller, isAdmin } from '../auth/caller';
+import { AppException } from '../problem/app-exception';
+import { currentTrace } from '../tracing/trace-context';
+import { UsersService } from '../users/users.service';
+import { daysInRange, ExportFormat, MAX_REPORT_DAYS, ReportParameters, Task, TaskType } from './domain/task';
+import { TasksRepository } from './persistence/tasks.repository';
+import { TaskDispatcher } from './task-dispatcher.service';
+
+/**
+ * Starting, reading and cancelling tasks. A task row is committed before its job is queued, so a task the
+ * client was told about (202) is never lost: if the queue is down, the reconciler queues it later.
+ */
+@Injectable()
+export class TasksService {
+  constructor(
+    private readonly tasks: TasksRepository,
+    private readonly dispatcher: TaskDispatcher,
+    private readonly users: UsersService,
+  ) {}
+
+  /** A report over orders created from `dateFrom` to `dateTo` (admin; the route's role check). */
+  startReport(caller: Caller, parameters: ReportParameters): Promise<Task> {
+    const { dateFrom, dateTo } = parameters;
+    if (dateFrom > dateTo) {
+      throw AppException.validation([{ field: 'dateFrom', code: 'INVALID_RANGE' }]);
+    }
+    if (daysInRange(dateFrom, dateTo) > MAX_REPORT_DAYS) {
+      throw AppException.validation([{ field: 'dateTo', code: 'MAX_RANGE', args: { max: MAX_REPORT_DAYS } }]);
+    }
+    return this.start(caller, 'REPORT_GENERATION', { dateFrom, dateTo });
+  }
+
+  /** An export of a customer's orders: the customer themself, or an admin for any known customer. */
+  async startExport(caller: Caller, customerId: string, format: ExportFormat): Promise<Task> {
+    if (customerId !== caller.userId) {
+      if (!isAdmin(caller)) throw new AppException('ACCESS_DENIED');
+      await this.users.get(customerId);
+    }
+    return this.start(caller, 'CUSTOMER_EXPORT', { customerId, format });
+  }
+
+  /** The task, if the caller may see it (its owner, or an admin); others get 404 as for an unknown task. */
+  async get(caller: Caller, taskId: string): Promise<Task> {
+    const task = await this.tasks.read(taskId);
+    if (!task || (task.ownerId !== caller.userId && !isAdmin(caller))) {
+      throw new AppException('TASK_NOT_FOUND', { args: { taskId } });
+    }
+    return task;
+  }
+
+  /** PENDING or PROCESSING → CANCELLED; a running processor stops at its next progress step. */
+  async cancel(caller: Caller, taskId: string): Promise<Task> {
+    const task = await this.get(caller, taskId);
+    const cancelled = await this.tasks.cancel(taskId);
+    if (cancelled) return cancelled;
+    // It ended before (or while) we looked: say in which state.
+    const current = (await this.tasks.read(taskId)) ?? task;
+    throw new AppException('INVALID_TASK_STATE', { args: { taskId, status: current.status } });
+  }
+
+  private async start<T extends TaskType>(
+    caller: Caller,
+    type: T,
+    parameters: Task<T>['parameters'],
+  ): Promise<Task> {
+    const task = await this.tasks.insert(type, caller.userId, parameters, currentTrace()?.traceparent);
+    await this.dispatcher.dispatch(task);
+    return task;
+  }
+}
