@@ -43,7 +43,10 @@ async function prepareDatabase() {
   const url = new URL(SERVER_URL);
   const admin = new pg.Client({ connectionString: url.toString() });
   await admin.connect();
-  if ((await admin.query("SELECT 1 FROM pg_database WHERE datname = 'order_service_bench_tasks'")).rowCount === 0) {
+  if (
+    (await admin.query("SELECT 1 FROM pg_database WHERE datname = 'order_service_bench_tasks'")).rowCount ===
+    0
+  ) {
     await admin.query('CREATE DATABASE order_service_bench_tasks');
   }
   await admin.end();
@@ -58,8 +61,12 @@ async function prepareDatabase() {
     const started = Date.now();
     await db.query('TRUNCATE orders, order_items, products, users, order_status_counts, tasks CASCADE');
     await db.query('SET session_replication_role = replica');
-    await db.query(`INSERT INTO users (user_id, roles) SELECT ${uuidSql('9000', 'g')}, '{CUSTOMER}' FROM generate_series(1, 20000) g`);
-    await db.query(`INSERT INTO users (user_id, roles) VALUES ('${ADMIN}', '{ADMIN}'), ('${EXPORTER}', '{CUSTOMER}')`);
+    await db.query(
+      `INSERT INTO users (user_id, roles) SELECT ${uuidSql('9000', 'g')}, '{CUSTOMER}' FROM generate_series(1, 20000) g`,
+    );
+    await db.query(
+      `INSERT INTO users (user_id, roles) VALUES ('${ADMIN}', '{ADMIN}'), ('${EXPORTER}', '{CUSTOMER}')`,
+    );
     await db.query(`INSERT INTO products (product_id, name, price, stock, status)
       SELECT ${uuidSql('8000', 'g')}, 'Product ' || g, (10 + g % 4990)::numeric(12,2), 1000000, 'ACTIVE'
       FROM generate_series(1, 5000) g`);
@@ -83,7 +90,9 @@ async function prepareDatabase() {
       SELECT order_id, sum(unit_price * quantity) AS total FROM order_items GROUP BY order_id) s
       WHERE s.order_id = o.order_id`);
     await db.query('SET session_replication_role = DEFAULT');
-    await db.query('INSERT INTO order_status_counts (status, shard, n) SELECT status, 0, count(*) FROM orders GROUP BY status');
+    await db.query(
+      'INSERT INTO order_status_counts (status, shard, n) SELECT status, 0, count(*) FROM orders GROUP BY status',
+    );
     await db.query('VACUUM ANALYZE');
     console.log(`seeded ${ORDERS + EXPORT_ORDERS} orders in ${Math.round((Date.now() - started) / 1000)} s`);
   }
@@ -156,7 +165,8 @@ async function runTask(authorization, url, body) {
   for (;;) {
     const task = await (await fetch(`${BASE}${location}`, { headers: { authorization } })).json();
     if (task.status === 'COMPLETED') return { ms: performance.now() - started, task };
-    if (task.status !== 'PENDING' && task.status !== 'PROCESSING') throw new Error(`${url}: ${JSON.stringify(task)}`);
+    if (task.status !== 'PENDING' && task.status !== 'PROCESSING')
+      throw new Error(`${url}: ${JSON.stringify(task)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -165,7 +175,10 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const range = (values) => [Math.min(...values), Math.max(...values)].map((v) => Math.round(v));
 
 const databaseUrl = await prepareDatabase();
-const api = await runProcess({ APP_ROLE: 'api', DATABASE_URL: databaseUrl, MIGRATIONS_RUN: 'false' }, API_PORT);
+const api = await runProcess(
+  { APP_ROLE: 'api', DATABASE_URL: databaseUrl, MIGRATIONS_RUN: 'false' },
+  API_PORT,
+);
 const worker = await runProcess(
   { APP_ROLE: 'worker', DATABASE_URL: databaseUrl, MIGRATIONS_RUN: 'false' },
   WORKER_PORT,
@@ -189,7 +202,9 @@ for (let round = 1; round <= ROUNDS; round += 1) {
   const file = await fetch(`${BASE}${exported.task.resultUrl}`, { headers: { authorization: exporterAuth } });
   const bytes = Buffer.from(await file.arrayBuffer());
   const lines = bytes.toString('utf8').split('\r\n').length - 2;
-  const body = await (await fetch(`${BASE}${report.task.resultUrl}`, { headers: { authorization: adminAuth } })).json();
+  const body = await (
+    await fetch(`${BASE}${report.task.resultUrl}`, { headers: { authorization: adminAuth } })
+  ).json();
   rounds.push({
     sqlMs: Math.round(sqlMs),
     reportMs: Math.round(report.ms),
