@@ -129,7 +129,9 @@ function env(extra) {
 /** Starts the built entry point in a role and waits for its /health. */
 async function runProcess(extra, port) {
   const entry = extra.APP_ROLE === 'worker' ? 'src/worker.js' : 'src/main.js';
-  const child = spawn(process.execPath, [path.join(root, 'dist', entry)], {
+  // BENCH_NODE_FLAGS: V8 flags for the started processes, to compare memory settings.
+  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...flags, path.join(root, 'dist', entry)], {
     cwd: root,
     env: env({ ...extra, PORT: String(port) }),
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -183,9 +185,11 @@ const worker = await runProcess(
   { APP_ROLE: 'worker', DATABASE_URL: databaseUrl, MIGRATIONS_RUN: 'false' },
   WORKER_PORT,
 );
-let peakRss = 0;
+const idleRssMb = Math.round(memoryMb(worker.pid).rss);
+const peaks = { report: 0, export: 0 };
+let phase = 'report';
 const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, memoryMb(worker.pid).rss);
+  peaks[phase] = Math.max(peaks[phase], memoryMb(worker.pid).rss);
 }, 50);
 
 const sql = new pg.Client({ connectionString: databaseUrl });
@@ -197,7 +201,9 @@ for (let round = 1; round <= ROUNDS; round += 1) {
   const sqlStarted = performance.now();
   await sql.query(DIRECT_AGGREGATE, [RANGE.dateFrom, RANGE.dateTo]);
   const sqlMs = performance.now() - sqlStarted;
+  phase = 'report';
   const report = await runTask(adminAuth, '/api/v1/reports/generate', RANGE);
+  phase = 'export';
   const exported = await runTask(exporterAuth, `/api/v1/customers/${EXPORTER}/export`, { format: 'CSV' });
   const file = await fetch(`${BASE}${exported.task.resultUrl}`, { headers: { authorization: exporterAuth } });
   const bytes = Buffer.from(await file.arrayBuffer());
@@ -240,7 +246,12 @@ const summary = {
     bytes: rounds[0].exportBytes,
     sameBytesEveryRound: new Set(rounds.map((r) => r.exportSha256)).size === 1,
   },
-  worker: { peakSampledRssMb: Math.round(peakRss), vmHwmMb: Math.round(memory.peak) },
+  worker: {
+    idleRssMb,
+    peakRssMbDuringReports: Math.round(peaks.report),
+    peakRssMbDuringExports: Math.round(peaks.export),
+    vmHwmMb: Math.round(memory.peak),
+  },
   goals: { reportRatio: '<= 3', workerRssMb: '< 250', exportRows: EXPORT_ORDERS * 3, reportOrders: ORDERS },
 };
 mkdirSync(path.join(root, 'bench/results'), { recursive: true });

@@ -7,7 +7,7 @@ import { TasksRepository } from './persistence/tasks.repository';
 import { TaskHandler, TaskHandlers, TaskRun } from './task-handlers';
 
 /** Orders per chunk: the database sums each chunk; Node merges the sums, never the orders. */
-export const REPORT_CHUNK_ORDERS = 10_000;
+export const REPORT_CHUNK_ORDERS = 20_000;
 /** Orders are priced in roubles (DECISIONS "Orders": currency RUB). */
 const REPORT_CURRENCY = 'RUB';
 

@@ -429,7 +429,11 @@ export class OrdersRepository {
          COALESCE((SELECT json_agg(p) FROM (
             SELECT i.product_id AS "productId", max(i.product_name) AS "productName",
                    sum(i.quantity)::bigint AS quantity, sum(i.unit_price * i.quantity)::text AS amount
-            FROM chunk c JOIN order_items i ON i.order_id = c.order_id GROUP BY i.product_id) p), '[]'::json)
+            -- LATERAL keeps the lines read through the order index, whatever the chunk size: a hash join would
+            -- scan every line of every order for each chunk.
+            FROM chunk c CROSS JOIN LATERAL (
+              SELECT product_id, product_name, quantity, unit_price FROM order_items WHERE order_id = c.order_id) i
+            GROUP BY i.product_id) p), '[]'::json)
            AS products`,
       [range.dateFrom, range.dateTo, after?.createdAt ?? null, after?.orderId ?? null, limit],
     )) as Array<{
