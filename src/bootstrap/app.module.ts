@@ -15,6 +15,7 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RedisModule } from '../redis/redis.module';
 import { UsersModule } from '../users/users.module';
 import { ValidationModule } from '../validation/validation.module';
+import { VersioningModule } from '../versioning/versioning.module';
 
 export type ModuleImports = NonNullable<DynamicModule['imports']>;
 
@@ -24,10 +25,12 @@ function coreModules(config: AppConfig) {
 }
 
 /**
- * Cross-cutting HTTP mechanisms. Order matters: global guards run in module order, so the rate limit
- * (which counts unauthenticated callers by IP too) comes before authentication.
+ * Cross-cutting HTTP mechanisms. Order matters: global guards run in module order, so deprecation (headers
+ * on every answer of a deprecated endpoint, 410 after its sunset) comes first, and the rate limit (which
+ * counts unauthenticated callers by IP too) comes before authentication.
  */
 const httpMechanisms = [
+  VersioningModule,
   RateLimitModule,
   AuthModule,
   ValidationModule,

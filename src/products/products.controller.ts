@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Roles } from '../auth/decorators';
@@ -14,12 +14,13 @@ import {
 } from './product.dto';
 import { toProductResponse } from './product.view';
 import { ProductsService } from './products.service';
+import { VersionedController } from '../versioning/api-version';
 
 /** Catalogue reads may be cached briefly by the client (DECISIONS "Orders"). */
 const CATALOGUE_CACHE = 'private, max-age=60';
 
 @ApiTags('Products')
-@Controller({ path: 'products', version: '1' })
+@VersionedController('products', 1)
 export class ProductsController {
   constructor(private readonly products: ProductsService) {}
 

@@ -1,4 +1,4 @@
-import { applyDecorators, Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { applyDecorators, Body, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
@@ -15,6 +15,7 @@ import { OrderResponse } from './dto/order-response.dto';
 import { WRITE_ERRORS } from './order-errors';
 import { describeAction } from './order-state-machine.docs';
 import { sendOrder } from './order.view';
+import { VersionedController } from '../../versioning/api-version';
 
 /**
  * The route of an action of the state table: `POST /orders/{orderId}/<action>`, 200 with the order,
@@ -40,7 +41,7 @@ function ActionRoute(
 
 /** The domain actions on an order (contract, Action endpoint rules), one route per row of the state table. */
 @ApiTags('Orders')
-@Controller({ path: 'orders', version: '1' })
+@VersionedController('orders', 1)
 export class OrderActionsController {
   constructor(private readonly actions: OrderActionsService) {}
 

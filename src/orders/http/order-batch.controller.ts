@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
@@ -18,6 +18,7 @@ import {
   OrderItemBatchResponse,
 } from './dto/order-batch.dto';
 import { orderEtag } from './order.view';
+import { VersionedController } from '../../versioning/api-version';
 
 const PARTIAL_SUCCESS =
   'Partial success: every item succeeds or fails on its own and the answer is 200 either way, one result ' +
@@ -32,7 +33,7 @@ const LIMITS =
  * paths beside `/orders/{orderId}/…`: Fastify matches static segments first.
  */
 @ApiTags('Orders')
-@Controller({ path: 'orders', version: '1' })
+@VersionedController('orders', 1)
 export class OrderBatchController {
   constructor(
     private readonly batches: OrderBatchService,

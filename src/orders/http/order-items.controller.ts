@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
@@ -14,10 +14,11 @@ import { AddOrderItemRequest } from './dto/order-request.dto';
 import { OrderItemPageResponse, OrderItemResponse } from './dto/order-response.dto';
 import { ORDER_ERRORS, WRITE_ERRORS } from './order-errors';
 import { toItemResponse } from './order.view';
+import { VersionedController } from '../../versioning/api-version';
 
 /** The items of an order: `/orders/{orderId}/items[/{itemId}]`. */
 @ApiTags('Orders')
-@Controller({ path: 'orders', version: '1' })
+@VersionedController('orders', 1)
 export class OrderItemsController {
   constructor(
     private readonly reads: OrderReadsService,

@@ -1,8 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
+import { AliasRoute } from '../../http/alias-route';
 import { ifMatchVersions } from '../../http/conditional-requests';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint, etagHeader, locationHeader } from '../../openapi/api-endpoint.decorator';
@@ -18,10 +19,11 @@ import { OrderCursorPageResponse, OrderPageResponse, OrderResponse } from './dto
 import { ORDER_ERRORS, WRITE_ERRORS } from './order-errors';
 import { listCriteria, searchCriteria } from './order-list-query';
 import { sendOrder, toOrderResponse } from './order.view';
+import { VersionedController } from '../../versioning/api-version';
 
 /** Orders: lists, search, create, read, replace, patch, delete. Thin: mapping, headers, status codes. */
 @ApiTags('Orders')
-@Controller({ path: 'orders', version: '1' })
+@VersionedController('orders', 1)
 export class OrdersController {
   constructor(
     private readonly reads: OrderReadsService,
@@ -91,7 +93,7 @@ export class OrdersController {
     return sendOrder(reply, order);
   }
 
-  @Get('latest')
+  @AliasRoute('GET', 'latest', { selects: "the caller's most recent order" })
   @ApiEndpoint({
     operationId: 'getLatestOrder',
     conditional: 'read',
