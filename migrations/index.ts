@@ -4,6 +4,7 @@ import { IdempotencyKeys1763800001000 } from './1763800001000-idempotency-keys';
 import { OrdersCore1763800002000 } from './1763800002000-orders-core';
 import { OrderSearch1763800003000 } from './1763800003000-order-search';
 import { CustomerCoveringIndex1763800004000 } from './1763800004000-customer-covering-index';
+import { UserSettings1763800013000 } from './1763800013000-user-settings';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
 export const migrations: Array<new () => MigrationInterface> = [
@@ -12,4 +13,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   OrdersCore1763800002000,
   OrderSearch1763800003000,
   CustomerCoveringIndex1763800004000,
+  UserSettings1763800013000,
 ];

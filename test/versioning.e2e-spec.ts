@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { OpenAPIObject } from '@nestjs/swagger';
+import type { OpenAPIObject, ResponseObject } from '@nestjs/swagger';
 import type { LightMyRequestResponse } from 'fastify';
 import { Clock } from '../src/versioning/clock';
 import { adminClient, customerClient } from './support/callers';
@@ -255,7 +255,7 @@ describe('API versions', () => {
         description: expect.stringContaining('/api/v2/orders/{orderId}'),
       });
       expect(operation?.description).toContain('2027-08-31');
-      expect(Object.keys(operation?.responses['200']?.headers ?? {})).toEqual(
+      expect(Object.keys((operation?.responses['200'] as ResponseObject | undefined)?.headers ?? {})).toEqual(
         expect.arrayContaining(['Deprecation', 'Sunset', 'Link']),
       );
     });

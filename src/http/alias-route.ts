@@ -36,23 +36,33 @@ export interface AliasRouteMetadata {
 
 export type AliasRouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** What `me` always stands for (contract, Aliases 1): the identifier in the caller's token. */
+export const ME_SELECTS = 'the caller: the user of the bearer token';
+
 /**
  * Declares a literal alias route, e.g. in the `orders` controller
  *
  *   @AliasRoute('GET', 'latest', { selects: "the caller's most recent order" })
  *   async latest(@CurrentCaller() caller: Caller) { return sendOrder(reply, await this.reads.latest(caller)); }
  *
+ * and in the `users` controller `@AliasRoute('GET', 'me/settings')` (`me` always selects the caller).
  * The handler resolves the word from the caller's token (`me`) or by its one selection rule in the owning
- * service, and answers exactly as the parametric route of the resource it selects. Declare it above the
- * parametric routes of its controller: a literal route takes precedence over `{id}` (contract, Aliases),
- * which Fastify's router guarantees, and registering aliases first keeps that true for any router;
- * `AliasRouteOrder` refuses to start the application otherwise. The OpenAPI description names what the
- * alias selects.
+ * service, and answers exactly as the parametric route of the resource it selects would. Declare it above
+ * the parametric routes of its controller: a literal route takes precedence over `{id}` (contract,
+ * Aliases), which Fastify's router guarantees, and registering aliases first keeps that true for any
+ * router; `AliasRouteOrder` refuses to start the application otherwise. The OpenAPI description says what
+ * the alias stands for.
  */
+export function AliasRoute(method: AliasRouteMethod, path: 'me' | `me/${string}`): MethodDecorator;
 export function AliasRoute(
   method: AliasRouteMethod,
   path: AliasPath,
   alias: { selects: string },
+): MethodDecorator;
+export function AliasRoute(
+  method: AliasRouteMethod,
+  path: AliasPath,
+  alias: { selects: string } = { selects: ME_SELECTS },
 ): MethodDecorator {
   const metadata: AliasRouteMetadata = { word: path.split('/')[0] as AliasWord, selects: alias.selects };
   return applyDecorators(

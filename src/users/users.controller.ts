@@ -30,13 +30,13 @@ function toUserResponse(user: UserEntity): UserResponse {
 export class UsersController {
   constructor(private readonly users: UsersService) {}
 
-  @AliasRoute('GET', 'me', { selects: 'the caller (the user of the bearer token)' })
+  @AliasRoute('GET', 'me')
   @ApiEndpoint({ operationId: 'getCurrentUser', summary: "Get the caller's profile", type: UserResponse })
   async me(@CurrentCaller() caller: Caller): Promise<UserResponse> {
     return toUserResponse(await this.users.get(caller.userId));
   }
 
-  @AliasRoute('PUT', 'me', { selects: 'the caller (the user of the bearer token)' })
+  @AliasRoute('PUT', 'me')
   @ApiEndpoint({
     operationId: 'updateCurrentUser',
     summary: "Replace the caller's profile fields",

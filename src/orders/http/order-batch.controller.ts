@@ -3,11 +3,12 @@ import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
-import { BatchResults, ResponseLanguage } from '../../batch/batch-results';
+import { BatchResults } from '../../batch/batch-results';
 import { ifMatchVersions } from '../../http/conditional-requests';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
 import type { Language } from '../../problem/language';
+import { ResponseLanguage } from '../../problem/response-language';
 import { UuidParam } from '../../validation/uuid-param.decorator';
 import { OrderBatchService } from '../order-batch.service';
 import {
