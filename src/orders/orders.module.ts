@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BatchModule } from '../batch/batch.module';
+import { DeliveryAddressesModule } from '../delivery-addresses/delivery-addresses.module';
 import { ProductsModule } from '../products/products.module';
 import { OrderActionsController } from './http/order-actions.controller';
 import { OrderBatchController } from './http/order-batch.controller';
@@ -27,7 +28,12 @@ import { OrdersRepository } from './persistence/orders.repository';
  */
 @Module({
   // The entities describe the tables for `npm run migration:generate`; statements live in the repository.
-  imports: [TypeOrmModule.forFeature([OrderEntity, OrderItemEntity]), BatchModule, ProductsModule],
+  imports: [
+    TypeOrmModule.forFeature([OrderEntity, OrderItemEntity]),
+    BatchModule,
+    ProductsModule,
+    DeliveryAddressesModule,
+  ],
   controllers: [
     OrdersController,
     OrderActionsController,

@@ -49,7 +49,8 @@ export class OrderBatchController {
     summary: 'Create many single-line orders for the caller',
     description:
       PARTIAL_SUCCESS +
-      'Each item creates one order of the caller with that one line. Item errors: PRODUCT_NOT_FOUND, ' +
+      "Each item creates one order of the caller with that one line (and a copy of the caller's default " +
+      'delivery address, if any). Item errors: PRODUCT_NOT_FOUND, ' +
       'PRODUCT_DISCONTINUED, PRODUCT_OUT_OF_STOCK, INSUFFICIENT_STOCK (each item is checked against the ' +
       'whole stock, as a single create is; confirm reserves it).' +
       LIMITS,

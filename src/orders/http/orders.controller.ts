@@ -78,7 +78,8 @@ export class OrdersController {
     headers: { ...locationHeader('the created order', '/api/v1/orders/{orderId}'), ...etagHeader() },
     summary: 'Create an order',
     description:
-      'Requires an Idempotency-Key (uuid); a retry with the same key and body replays the first response.',
+      'Requires an Idempotency-Key (uuid); a retry with the same key and body replays the first response. ' +
+      "Without `deliveryAddress` the order takes a copy of the customer's default delivery address, if any.",
     errors: ['ACCESS_DENIED', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS'],
     type: OrderResponse,
     successStatus: 201,
