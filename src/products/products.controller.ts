@@ -6,6 +6,7 @@ import { ApiEndpoint } from '../openapi/api-endpoint.decorator';
 import { OffsetPage, OffsetPageQuery } from '../paging/offset-page';
 import { Consumes, MERGE_PATCH } from '../validation/content-type.decorator';
 import { UuidParam } from '../validation/uuid-param.decorator';
+import { VersionedController } from '../versioning/api-version';
 import {
   CreateProductRequest,
   PatchProductRequest,
@@ -14,7 +15,6 @@ import {
 } from './product.dto';
 import { toProductResponse } from './product.view';
 import { ProductsService } from './products.service';
-import { VersionedController } from '../versioning/api-version';
 
 /** Catalogue reads may be cached briefly by the client (DECISIONS "Orders"). */
 const CATALOGUE_CACHE = 'private, max-age=60';

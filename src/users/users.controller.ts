@@ -6,10 +6,10 @@ import { AliasRoute } from '../http/alias-route';
 import { ApiEndpoint } from '../openapi/api-endpoint.decorator';
 import { AppException } from '../problem/app-exception';
 import { UuidParam } from '../validation/uuid-param.decorator';
+import { VersionedController } from '../versioning/api-version';
 import { ReplaceProfileRequest, UserResponse } from './user.dto';
 import { UserEntity } from './user.entity';
 import { UsersService } from './users.service';
-import { VersionedController } from '../versioning/api-version';
 
 function toUserResponse(user: UserEntity): UserResponse {
   return {

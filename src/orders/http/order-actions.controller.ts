@@ -7,6 +7,7 @@ import { ifMatchVersions } from '../../http/conditional-requests';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
 import { UuidParam } from '../../validation/uuid-param.decorator';
+import { VersionedController } from '../../versioning/api-version';
 import type { ActionParams } from '../domain/order';
 import { ORDER_TRANSITIONS, OrderAction, transitionErrors } from '../domain/order-state-machine';
 import { OrderActionsService } from '../order-actions.service';
@@ -15,7 +16,6 @@ import { OrderResponse } from './dto/order-response.dto';
 import { WRITE_ERRORS } from './order-errors';
 import { describeAction } from './order-state-machine.docs';
 import { sendOrder } from './order.view';
-import { VersionedController } from '../../versioning/api-version';
 
 /**
  * The route of an action of the state table: `POST /orders/{orderId}/<action>`, 200 with the order,

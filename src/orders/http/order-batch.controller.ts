@@ -10,6 +10,7 @@ import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
 import type { Language } from '../../problem/language';
 import { ResponseLanguage } from '../../problem/response-language';
 import { UuidParam } from '../../validation/uuid-param.decorator';
+import { VersionedController } from '../../versioning/api-version';
 import { OrderBatchService } from '../order-batch.service';
 import {
   AddOrderItemsBatchRequest,
@@ -19,7 +20,6 @@ import {
   OrderItemBatchResponse,
 } from './dto/order-batch.dto';
 import { orderEtag } from './order.view';
-import { VersionedController } from '../../versioning/api-version';
 
 const PARTIAL_SUCCESS =
   'Partial success: every item succeeds or fails on its own and the answer is 200 either way, one result ' +

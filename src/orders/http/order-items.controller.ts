@@ -8,13 +8,13 @@ import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint, locationHeader } from '../../openapi/api-endpoint.decorator';
 import { OffsetPage, OffsetPageQuery } from '../../paging/offset-page';
 import { UuidParam } from '../../validation/uuid-param.decorator';
+import { VersionedController } from '../../versioning/api-version';
 import { OrderItemsService } from '../order-items.service';
 import { OrderReadsService } from '../order-reads.service';
 import { AddOrderItemRequest } from './dto/order-request.dto';
 import { OrderItemPageResponse, OrderItemResponse } from './dto/order-response.dto';
 import { ORDER_ERRORS, WRITE_ERRORS } from './order-errors';
 import { toItemResponse } from './order.view';
-import { VersionedController } from '../../versioning/api-version';
 
 /** The items of an order: `/orders/{orderId}/items[/{itemId}]`. */
 @ApiTags('Orders')

@@ -11,6 +11,7 @@ import { CursorPage } from '../../paging/cursor-page';
 import { OffsetPage } from '../../paging/offset-page';
 import { Consumes, MERGE_PATCH } from '../../validation/content-type.decorator';
 import { UuidParam } from '../../validation/uuid-param.decorator';
+import { VersionedController } from '../../versioning/api-version';
 import { OrderEditingService } from '../order-editing.service';
 import { OrderReadsService } from '../order-reads.service';
 import { ListOrdersQuery, SearchOrdersRequest } from './dto/order-list.dto';
@@ -19,7 +20,6 @@ import { OrderCursorPageResponse, OrderPageResponse, OrderResponse } from './dto
 import { ORDER_ERRORS, WRITE_ERRORS } from './order-errors';
 import { listCriteria, searchCriteria } from './order-list-query';
 import { sendOrder, toOrderResponse } from './order.view';
-import { VersionedController } from '../../versioning/api-version';
 
 /** Orders: lists, search, create, read, replace, patch, delete. Thin: mapping, headers, status codes. */
 @ApiTags('Orders')
