@@ -58,7 +58,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     private readonly languages: LanguageResolver,
   ) {}
 
-  /** Asynchronous only when the language is the caller's stored one (no Accept-Language). */
+  /** Waits on I/O only when the language is the caller's stored one (a request without Accept-Language). */
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     if (host.getType() !== 'http') throw exception;
     const http = host.switchToHttp();
