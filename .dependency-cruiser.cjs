@@ -13,7 +13,7 @@
  */
 
 /** Domain modules: the business capabilities. */
-const DOMAIN_MODULES = ['orders', 'products', 'users', 'tasks', 'files', 'versioning'];
+const DOMAIN_MODULES = ['orders', 'products', 'users', 'delivery-addresses', 'tasks', 'files'];
 
 /** Cross-cutting mechanisms the domain modules build on; they never know a domain module. */
 const CROSS_CUTTING = [
@@ -35,6 +35,7 @@ const CROSS_CUTTING = [
   'storage',
   'tracing',
   'validation',
+  'versioning',
   'types',
 ];
 

@@ -1,25 +1,10 @@
-import { createParamDecorator, ExecutionContext, Injectable, Logger } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Injectable, Logger } from '@nestjs/common';
 import { AppException } from '../problem/app-exception';
-import { Language, resolveLanguage } from '../problem/language';
+import type { Language } from '../problem/language';
 import { ProblemRenderer } from '../problem/problem-renderer';
 import { currentTrace } from '../tracing/trace-context';
 import { AtomicBatchFailure, BatchItemFailure, BatchOutcome, succeeded } from './batch-outcome';
 import { BatchFailedItem, BatchItemError, BatchItemResult, BatchResponse } from './batch-response';
-
-/**
- * `@ResponseLanguage() lang: Language`: the language of the text this response localizes, from
- * `Accept-Language` (contract, Localization), also sent as `Content-Language`. Batch item details are
- * localized like problem details (contract, Localization 4).
- */
-export const ResponseLanguage = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): Language => {
-    const http = context.switchToHttp();
-    const lang = resolveLanguage(http.getRequest<FastifyRequest>().headers['accept-language']);
-    void http.getResponse<FastifyReply>().header('content-language', lang);
-    return lang;
-  },
-);
 
 /**
  * Builds the responses of batch operations (contract, Batch operations and Batch response) from item
@@ -33,7 +18,8 @@ export const ResponseLanguage = createParamDecorator(
  *   }
  *
  * Item errors are the reduced `{code, detail}` form, `detail` being the problem detail text of the code
- * (`errors.<CODE>` with the failure's arguments), rendered by the one problem renderer.
+ * (`errors.<CODE>` with the failure's arguments), rendered by the one problem renderer in the language
+ * `@ResponseLanguage()` (src/problem/response-language.ts) resolves, which is also sent as Content-Language.
  */
 @Injectable()
 export class BatchResults {

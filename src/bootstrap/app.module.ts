@@ -3,6 +3,7 @@ import { AuthModule } from '../auth/auth.module';
 import { AppConfig } from '../config/app-config';
 import { AppConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { DeliveryAddressesModule } from '../delivery-addresses/delivery-addresses.module';
 import { HealthModule } from '../health/health.module';
 import { HttpConventionsModule } from '../http/http-conventions.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
@@ -17,6 +18,7 @@ import { StorageModule } from '../storage/storage.module';
 import { TasksModule } from '../tasks/tasks.module';
 import { UsersModule } from '../users/users.module';
 import { ValidationModule } from '../validation/validation.module';
+import { VersioningModule } from '../versioning/versioning.module';
 
 export type ModuleImports = NonNullable<DynamicModule['imports']>;
 
@@ -33,10 +35,12 @@ function coreModules(config: AppConfig) {
 }
 
 /**
- * Cross-cutting HTTP mechanisms. Order matters: global guards run in module order, so the rate limit
- * (which counts unauthenticated callers by IP too) comes before authentication.
+ * Cross-cutting HTTP mechanisms. Order matters: global guards run in module order, so deprecation (headers
+ * on every answer of a deprecated endpoint, 410 after its sunset) comes first, and the rate limit (which
+ * counts unauthenticated callers by IP too) comes before authentication.
  */
 const httpMechanisms = [
+  VersioningModule,
   RateLimitModule,
   AuthModule,
   ValidationModule,
@@ -45,7 +49,13 @@ const httpMechanisms = [
 ];
 
 /** Domain modules: controllers are inert in the worker, processors only take jobs where the role runs them. */
-const domainModules: ModuleImports = [UsersModule, ProductsModule, OrdersModule, TasksModule];
+const domainModules: ModuleImports = [
+  UsersModule,
+  ProductsModule,
+  DeliveryAddressesModule,
+  OrdersModule,
+  TasksModule,
+];
 
 @Module({})
 export class AppModule {

@@ -1,16 +1,19 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
 import { AppModule, ModuleImports } from './app.module';
 import { AppConfig } from '../config/app-config';
 import { AppLogger, createPinoLogger } from '../logging/app-logger';
 import { ShutdownState } from '../health/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
+import { AliasRouteOrder } from '../http/alias-route';
 import { applyApiRouting } from '../http/api-routing';
 import { registerAllowedMethods } from '../problem/allowed-methods';
 import { renderFrameworkErrors } from '../problem/framework-errors';
 import { ProblemDetailsFilter } from '../problem/problem-details.filter';
 import { registerTracing } from '../tracing/tracing.hooks';
 import { registerJsonBodyParsers } from '../validation/json-body';
+import { unversionedRouteProblem } from '../versioning/api-version';
 import { setupOpenApi } from './openapi/openapi-document';
 
 /**
@@ -38,8 +41,10 @@ export async function createHttpApp(
   // Bodies are JSON (plain or Merge Patch); plain text is no body format of this API (415).
   registerJsonBodyParsers(fastify);
   fastify.removeContentTypeParser('text/plain');
-  // Before any route exists: the index of methods per path behind 405 Method Not Allowed.
+  // Before any route exists: the index of methods per path behind 405 Method Not Allowed, and the checks
+  // that refuse to start with an unversioned business route or an alias route after its parametric twin.
   registerAllowedMethods(fastify, routerOptions);
+  checkRoutes(fastify);
 
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forHttp(config, options.extraImports),
@@ -63,4 +68,15 @@ export async function createHttpApp(
   setupOpenApi(app, config);
   await app.init();
   return app;
+}
+
+/** Every route as Fastify registers it: versioned under /api (contract, Versioning), aliases in order. */
+function checkRoutes(fastify: FastifyInstance): void {
+  const aliases = new AliasRouteOrder();
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      const problem = unversionedRouteProblem(route.url) ?? aliases.problem(method, route.url);
+      if (problem) throw new Error(problem);
+    }
+  });
 }

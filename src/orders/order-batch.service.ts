@@ -11,6 +11,7 @@ import {
   settleEach,
 } from '../batch/batch-outcome';
 import { IndexedItem, settleInSavepoints } from '../batch/batch-savepoints';
+import { DeliveryAddressesService } from '../delivery-addresses/delivery-addresses.service';
 import { AppException } from '../problem/app-exception';
 import type { ExpectedVersions, Order, PricedLine, RequestedLine } from './domain/order';
 import { OrderActionsService } from './order-actions.service';
@@ -31,6 +32,7 @@ export class OrderBatchService {
     private readonly actions: OrderActionsService,
     private readonly items: OrderItemsService,
     private readonly lines: OrderLinesPricer,
+    private readonly addresses: DeliveryAddressesService,
   ) {}
 
   /**
@@ -40,7 +42,10 @@ export class OrderBatchService {
    * database takes them all, else each in its own savepoint (settleInSavepoints): an item that fails, even
    * in the database, undoes nothing of the others. Resolves to the order id of each item.
    */
-  createOrders(caller: Caller, items: readonly RequestedLine[]): Promise<Array<BatchOutcome<string>>> {
+  async createOrders(caller: Caller, items: readonly RequestedLine[]): Promise<Array<BatchOutcome<string>>> {
+    // Like a single create without an address, each order takes a copy of the caller's default one (read
+    // before the transaction: no second pool connection while one is held).
+    const deliveryAddress = await this.addresses.defaultAddressOf(caller.userId);
     return this.dataSource.transaction(async (db) => {
       const { priced, violations } = await this.lines.check(
         items,
@@ -52,7 +57,8 @@ export class OrderBatchService {
       const written = await settleInSavepoints(
         db,
         pricedItems(items.length, refused, priced),
-        (savepoint, lines) => this.orders.insertSingleLineOrders(savepoint, caller.userId, lines),
+        (savepoint, lines) =>
+          this.orders.insertSingleLineOrders(savepoint, caller.userId, lines, deliveryAddress),
       );
       return [...refused.map(({ index, failure }) => failed<string>(index, failure)), ...written];
     });

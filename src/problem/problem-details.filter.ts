@@ -4,7 +4,8 @@ import { currentTrace } from '../tracing/trace-context';
 import { AppException } from './app-exception';
 import { formatByteSize } from './byte-size';
 import { ErrorCode } from './error-codes';
-import { resolveLanguage } from './language';
+import { Language, resolveLanguage } from './language';
+import { LanguageResolver } from './language-resolver';
 import { PROBLEM_CONTENT_TYPE } from './problem';
 import { ProblemRenderer } from './problem-renderer';
 
@@ -39,8 +40,8 @@ function frameworkStatus(exception: unknown): number | undefined {
 
 /**
  * Turns every error that reaches HTTP into a localized Problem Details body. Guards run before
- * nestjs-i18n's context exists (PITFALLS 5): the language comes from Accept-Language here. Where errors
- * come from:
+ * nestjs-i18n's context exists (PITFALLS 5): the language is resolved here, by `LanguageResolver`
+ * (Accept-Language, else the caller's stored preference, else ru). Where errors come from:
  * - Fastify's own errors before the handler (413, 415) reach it as bare HttpExceptions: Nest's router
  *   turns every FastifyError into one, dropping its code (so malformed JSON is mapped at its parser,
  *   json-body.ts, and errors before routing in framework-errors.ts);
@@ -52,16 +53,29 @@ function frameworkStatus(exception: unknown): number | undefined {
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ProblemDetails');
 
-  constructor(private readonly renderer: ProblemRenderer) {}
+  constructor(
+    private readonly renderer: ProblemRenderer,
+    private readonly languages: LanguageResolver,
+  ) {}
 
-  catch(exception: unknown, host: ArgumentsHost): void {
+  /** Waits on I/O only when the language is the caller's stored one (a request without Accept-Language). */
+  async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     if (host.getType() !== 'http') throw exception;
     const http = host.switchToHttp();
-    this.respond(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+    const request = http.getRequest<FastifyRequest>();
+    this.respond(exception, request, http.getResponse<FastifyReply>(), await this.languages.resolve(request));
   }
 
-  /** Logs a server error with its trace id and answers with the problem body of `exception`. */
-  respond(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  /**
+   * Logs a server error with its trace id and answers with the problem body of `exception` in `lang`
+   * (by default from Accept-Language alone: errors Fastify meets before routing have no caller yet).
+   */
+  respond(
+    exception: unknown,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    lang: Language = resolveLanguage(request.headers['accept-language']),
+  ): void {
     const appException = this.toAppException(exception, request);
     const trace = request.trace ?? currentTrace();
 
@@ -85,7 +99,6 @@ export class ProblemDetailsFilter implements ExceptionFilter {
         traceId: trace?.traceId,
       });
     }
-    const lang = resolveLanguage(request.headers['accept-language']);
     const body = this.renderer.render(appException, lang, trace?.traceparent);
     if (reply.sent) return;
     void reply

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Roles } from '../auth/decorators';
@@ -6,6 +6,7 @@ import { ApiEndpoint } from '../openapi/api-endpoint.decorator';
 import { OffsetPage, OffsetPageQuery } from '../paging/offset-page';
 import { Consumes, MERGE_PATCH } from '../validation/content-type.decorator';
 import { UuidParam } from '../validation/uuid-param.decorator';
+import { VersionedController } from '../versioning/api-version';
 import {
   CreateProductRequest,
   PatchProductRequest,
@@ -19,7 +20,7 @@ import { ProductsService } from './products.service';
 const CATALOGUE_CACHE = 'private, max-age=60';
 
 @ApiTags('Products')
-@Controller({ path: 'products', version: '1' })
+@VersionedController('products', 1)
 export class ProductsController {
   constructor(private readonly products: ProductsService) {}
 

@@ -1,10 +1,12 @@
-import { Body, Controller, Get, Put } from '@nestjs/common';
+import { Body, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { type Caller, isAdmin } from '../auth/caller';
 import { CurrentCaller } from '../auth/decorators';
+import { AliasRoute } from '../http/alias-route';
 import { ApiEndpoint } from '../openapi/api-endpoint.decorator';
 import { AppException } from '../problem/app-exception';
 import { UuidParam } from '../validation/uuid-param.decorator';
+import { VersionedController } from '../versioning/api-version';
 import { ReplaceProfileRequest, UserResponse } from './user.dto';
 import { UserEntity } from './user.entity';
 import { UsersService } from './users.service';
@@ -24,17 +26,17 @@ function toUserResponse(user: UserEntity): UserResponse {
 
 /** Profiles. `me` stands for the caller's own id; the literal route wins over `{userId}`. */
 @ApiTags('Users')
-@Controller({ path: 'users', version: '1' })
+@VersionedController('users', 1)
 export class UsersController {
   constructor(private readonly users: UsersService) {}
 
-  @Get('me')
+  @AliasRoute('GET', 'me')
   @ApiEndpoint({ operationId: 'getCurrentUser', summary: "Get the caller's profile", type: UserResponse })
   async me(@CurrentCaller() caller: Caller): Promise<UserResponse> {
     return toUserResponse(await this.users.get(caller.userId));
   }
 
-  @Put('me')
+  @AliasRoute('PUT', 'me')
   @ApiEndpoint({
     operationId: 'updateCurrentUser',
     summary: "Replace the caller's profile fields",

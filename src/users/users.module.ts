@@ -1,16 +1,32 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { LanguagePreference } from '../problem/language-preference';
+import { UserSettingsController } from './http/user-settings.controller';
 import { JustInTimeUserGuard } from './just-in-time-user.guard';
+import { UserSettingsEntity } from './persistence/user-settings.entity';
+import { UserSettingsRepository } from './persistence/user-settings.repository';
+import { StoredLanguagePreference } from './stored-language-preference.service';
 import { UserEntity } from './user.entity';
 import { UsersController } from './users.controller';
 import { UsersService } from './users.service';
+import { UserSettingsService } from './user-settings.service';
 
+/**
+ * Users: profiles (created just in time), their settings, and the stored language behind the
+ * `LanguagePreference` port of src/problem (exported: global, so the problem module finds it).
+ */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([UserEntity])],
-  controllers: [UsersController],
-  providers: [UsersService, { provide: APP_GUARD, useClass: JustInTimeUserGuard }],
-  exports: [UsersService],
+  imports: [TypeOrmModule.forFeature([UserEntity, UserSettingsEntity])],
+  controllers: [UsersController, UserSettingsController],
+  providers: [
+    UsersService,
+    UserSettingsRepository,
+    UserSettingsService,
+    { provide: LanguagePreference, useClass: StoredLanguagePreference },
+    { provide: APP_GUARD, useClass: JustInTimeUserGuard },
+  ],
+  exports: [UsersService, LanguagePreference],
 })
 export class UsersModule {}

@@ -3,6 +3,7 @@ import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import type { OpenAPIObject, OperationObject, ParameterObject, ResponseObject } from '@nestjs/swagger';
 import { PUBLIC_ROUTE, REQUIRED_ROLES } from '../../auth/decorators';
 import type { AppConfig } from '../../config/app-config';
+import { ALIAS_ROUTE, type AliasRouteMetadata } from '../../http/alias-route';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_METADATA,
@@ -12,6 +13,7 @@ import { ErrorCode, ERROR_CODES, STATUS_TITLES } from '../../problem/error-codes
 import { PROBLEM_CONTENT_TYPE } from '../../problem/problem';
 import { API_ENDPOINT, ApiEndpointOptions } from '../../openapi/api-endpoint.decorator';
 import { BEARER_SCHEME, SCHEMA, schemaRef, TOO_MANY_REQUESTS_HEADERS } from '../../openapi/components';
+import { isPastSunset } from '../../versioning/deprecation';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
@@ -23,6 +25,7 @@ interface Endpoint {
   public: boolean;
   roles?: readonly string[];
   idempotent?: IdempotentOptions;
+  alias?: AliasRouteMetadata;
 }
 
 /**
@@ -54,6 +57,7 @@ function endpoints(app: INestApplication): Map<string, Endpoint> {
           public: reflector.getAllAndOverride<boolean | undefined>(PUBLIC_ROUTE, targets) === true,
           roles: reflector.getAllAndOverride<string[] | undefined>(REQUIRED_ROLES, targets),
           idempotent: reflector.get<IdempotentOptions | undefined>(IDEMPOTENT_METADATA, handler),
+          alias: reflector.get<AliasRouteMetadata | undefined>(ALIAS_ROUTE, handler),
         });
       }
     }
@@ -110,7 +114,7 @@ function sortedResponses(responses: Record<string, ResponseObject>): Record<stri
 
 /**
  * Completes every `@ApiEndpoint` operation: error responses, security, the `Idempotency-Key` header, the
- * roles and deprecation notes.
+ * alias, roles and deprecation notes.
  * A deprecated operation whose sunset is past is left out (contract, Versioning: Deprecation 4).
  */
 export function applyEndpointConventions(
@@ -126,11 +130,11 @@ export function applyEndpointConventions(
       const endpoint = operation?.operationId ? declared.get(operation.operationId) : undefined;
       if (!operation || !endpoint) continue;
       const deprecation = endpoint.options.deprecated;
-      const sunset = deprecation?.sunset(config);
-      if (sunset && sunset.getTime() <= now.getTime()) {
+      if (deprecation && isPastSunset(deprecation, config, now)) {
         delete item[method];
         continue;
       }
+      const sunset = deprecation?.sunset(config);
       operation.responses = sortedResponses({
         ...(operation.responses as Record<string, ResponseObject>),
         ...errorResponses(errorCodes(endpoint)),
@@ -144,6 +148,9 @@ export function applyEndpointConventions(
       if (endpoint.public) delete operation.security;
       else operation.security = [{ [BEARER_SCHEME]: [] }];
       const notes = [operation.description];
+      if (endpoint.alias) {
+        notes.push(`\`${endpoint.alias.word}\` is an alias: it stands for ${endpoint.alias.selects}.`);
+      }
       if (endpoint.roles?.length) notes.push(`Allowed roles: ${endpoint.roles.join(', ')}.`);
       if (deprecation && sunset) {
         notes.unshift(
@@ -156,4 +163,18 @@ export function applyEndpointConventions(
     }
     if (!HTTP_METHODS.some((method) => item[method])) delete document.paths[path];
   }
+}
+
+/**
+ * The earliest sunset still ahead of `now` among the deprecated operations: until then a document built
+ * at `now` stays right, from then on it must be built again (one more operation is gone).
+ */
+export function nextSunset(app: INestApplication, config: AppConfig, now: Date): Date | undefined {
+  let next: Date | undefined;
+  for (const { options } of endpoints(app).values()) {
+    if (!options.deprecated || isPastSunset(options.deprecated, config, now)) continue;
+    const sunset = options.deprecated.sunset(config);
+    if (!next || sunset.getTime() < next.getTime()) next = sunset;
+  }
+  return next;
 }

@@ -3,7 +3,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '../../config/app-config';
 import { BEARER_SCHEME, problemComponents } from '../../openapi/components';
-import { applyEndpointConventions, HTTP_METHODS } from './endpoint-conventions';
+import { Clock } from '../../versioning/clock';
+import { applyEndpointConventions, HTTP_METHODS, nextSunset } from './endpoint-conventions';
 import { serveSwaggerUi } from './swagger-ui';
 
 export const DOCS_PATH = '/docs';
@@ -65,15 +66,24 @@ function usedTags(document: OpenAPIObject): Array<{ name: string }> {
 /**
  * Serves the interactive documentation at /docs and the document at /docs/openapi.json outside
  * production only (contract, Interface description conventions 6). Both are plain Fastify routes outside
- * /api: no token, no rate limit. The document is built on the first request and kept.
+ * /api: no token, no rate limit. The document is built on the first request and kept until the next
+ * sunset of a deprecated operation passes (by the same `Clock` as `DeprecationGuard`): then it is built
+ * again without that operation, so the document and the 410 change together, with no redeploy.
  */
 export function setupOpenApi(app: NestFastifyApplication, config: AppConfig): void {
   if (config.app.production) return;
-  let document: string | undefined;
+  const clock = app.get(Clock);
+  let served: { json: string; validUntil: number } | undefined;
   const fastify = app.getHttpAdapter().getInstance();
   fastify.get(DOCS_JSON_PATH, async (_request, reply) => {
-    document ??= JSON.stringify(buildOpenApiDocument(app, config));
-    return reply.type('application/json; charset=utf-8').send(document);
+    const now = clock.now();
+    if (!served || now.getTime() >= served.validUntil) {
+      served = {
+        json: JSON.stringify(buildOpenApiDocument(app, config, now)),
+        validUntil: nextSunset(app, config, now)?.getTime() ?? Number.POSITIVE_INFINITY,
+      };
+    }
+    return reply.type('application/json; charset=utf-8').send(served.json);
   });
   serveSwaggerUi(fastify, DOCS_PATH, DOCS_JSON_PATH);
 }

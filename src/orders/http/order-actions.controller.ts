@@ -1,4 +1,4 @@
-import { applyDecorators, Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { applyDecorators, Body, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
@@ -7,6 +7,7 @@ import { ifMatchVersions } from '../../http/conditional-requests';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
 import { UuidParam } from '../../validation/uuid-param.decorator';
+import { VersionedController } from '../../versioning/api-version';
 import type { ActionParams } from '../domain/order';
 import { ORDER_TRANSITIONS, OrderAction, transitionErrors } from '../domain/order-state-machine';
 import { OrderActionsService } from '../order-actions.service';
@@ -40,7 +41,7 @@ function ActionRoute(
 
 /** The domain actions on an order (contract, Action endpoint rules), one route per row of the state table. */
 @ApiTags('Orders')
-@Controller({ path: 'orders', version: '1' })
+@VersionedController('orders', 1)
 export class OrderActionsController {
   constructor(private readonly actions: OrderActionsService) {}
 

@@ -1,14 +1,16 @@
-import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
-import { BatchResults, ResponseLanguage } from '../../batch/batch-results';
+import { BatchResults } from '../../batch/batch-results';
 import { ifMatchVersions } from '../../http/conditional-requests';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
 import type { Language } from '../../problem/language';
+import { ResponseLanguage } from '../../problem/response-language';
 import { UuidParam } from '../../validation/uuid-param.decorator';
+import { VersionedController } from '../../versioning/api-version';
 import { OrderBatchService } from '../order-batch.service';
 import {
   AddOrderItemsBatchRequest,
@@ -32,7 +34,7 @@ const LIMITS =
  * paths beside `/orders/{orderId}/…`: Fastify matches static segments first.
  */
 @ApiTags('Orders')
-@Controller({ path: 'orders', version: '1' })
+@VersionedController('orders', 1)
 export class OrderBatchController {
   constructor(
     private readonly batches: OrderBatchService,
@@ -47,7 +49,8 @@ export class OrderBatchController {
     summary: 'Create many single-line orders for the caller',
     description:
       PARTIAL_SUCCESS +
-      'Each item creates one order of the caller with that one line. Item errors: PRODUCT_NOT_FOUND, ' +
+      "Each item creates one order of the caller with that one line (and a copy of the caller's default " +
+      'delivery address, if any). Item errors: PRODUCT_NOT_FOUND, ' +
       'PRODUCT_DISCONTINUED, PRODUCT_OUT_OF_STOCK, INSUFFICIENT_STOCK (each item is checked against the ' +
       'whole stock, as a single create is; confirm reserves it).' +
       LIMITS,

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
@@ -8,6 +8,7 @@ import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint, locationHeader } from '../../openapi/api-endpoint.decorator';
 import { OffsetPage, OffsetPageQuery } from '../../paging/offset-page';
 import { UuidParam } from '../../validation/uuid-param.decorator';
+import { VersionedController } from '../../versioning/api-version';
 import { OrderItemsService } from '../order-items.service';
 import { OrderReadsService } from '../order-reads.service';
 import { AddOrderItemRequest } from './dto/order-request.dto';
@@ -17,7 +18,7 @@ import { toItemResponse } from './order.view';
 
 /** The items of an order: `/orders/{orderId}/items[/{itemId}]`. */
 @ApiTags('Orders')
-@Controller({ path: 'orders', version: '1' })
+@VersionedController('orders', 1)
 export class OrderItemsController {
   constructor(
     private readonly reads: OrderReadsService,

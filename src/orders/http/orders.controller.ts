@@ -1,8 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
+import { AliasRoute } from '../../http/alias-route';
 import { ifMatchVersions } from '../../http/conditional-requests';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint, etagHeader, locationHeader } from '../../openapi/api-endpoint.decorator';
@@ -10,6 +11,7 @@ import { CursorPage } from '../../paging/cursor-page';
 import { OffsetPage } from '../../paging/offset-page';
 import { Consumes, MERGE_PATCH } from '../../validation/content-type.decorator';
 import { UuidParam } from '../../validation/uuid-param.decorator';
+import { VersionedController } from '../../versioning/api-version';
 import { OrderEditingService } from '../order-editing.service';
 import { OrderReadsService } from '../order-reads.service';
 import { ListOrdersQuery, SearchOrdersRequest } from './dto/order-list.dto';
@@ -21,7 +23,7 @@ import { sendOrder, toOrderResponse } from './order.view';
 
 /** Orders: lists, search, create, read, replace, patch, delete. Thin: mapping, headers, status codes. */
 @ApiTags('Orders')
-@Controller({ path: 'orders', version: '1' })
+@VersionedController('orders', 1)
 export class OrdersController {
   constructor(
     private readonly reads: OrderReadsService,
@@ -76,7 +78,8 @@ export class OrdersController {
     headers: { ...locationHeader('the created order', '/api/v1/orders/{orderId}'), ...etagHeader() },
     summary: 'Create an order',
     description:
-      'Requires an Idempotency-Key (uuid); a retry with the same key and body replays the first response.',
+      'Requires an Idempotency-Key (uuid); a retry with the same key and body replays the first response. ' +
+      "Without `deliveryAddress` the order takes a copy of the customer's default delivery address, if any.",
     errors: ['ACCESS_DENIED', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_PROGRESS'],
     type: OrderResponse,
     successStatus: 201,
@@ -91,7 +94,7 @@ export class OrdersController {
     return sendOrder(reply, order);
   }
 
-  @Get('latest')
+  @AliasRoute('GET', 'latest', { selects: "the caller's most recent order" })
   @ApiEndpoint({
     operationId: 'getLatestOrder',
     conditional: 'read',

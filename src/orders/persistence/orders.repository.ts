@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import type {
+  DeliveryAddress,
   Order,
   OrderFieldChanges,
   OrderLine,
@@ -226,14 +227,15 @@ export class OrdersRepository {
   }
 
   /**
-   * One new order of `customerId` per line, each holding that one line, in one statement however many lines
-   * there are (the order batch). `clock_timestamp()` stamps the orders in line order. Resolves to the order
-   * ids in line order.
+   * One new order of `customerId` per line, each holding that one line (and `deliveryAddress`, when given),
+   * in one statement however many lines there are (the order batch). `clock_timestamp()` stamps the orders
+   * in line order. Resolves to the order ids in line order.
    */
   async insertSingleLineOrders(
     db: EntityManager,
     customerId: string,
     lines: readonly PricedLine[],
+    deliveryAddress?: DeliveryAddress,
   ): Promise<string[]> {
     const orderIds = lines.map(() => randomUUID());
     await db.query(
@@ -241,8 +243,8 @@ export class OrdersRepository {
          SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::numeric[], $6::int[]) WITH ORDINALITY
            AS l(order_id, product_id, product_name, unit_price, quantity, position)),
        new_order AS (
-         INSERT INTO orders (order_id, customer_id, total_amount, created_at)
-         SELECT order_id, $1, unit_price * quantity, clock_timestamp() FROM line ORDER BY position)
+         INSERT INTO orders (order_id, customer_id, delivery_street_name, delivery_zip_code, total_amount, created_at)
+         SELECT order_id, $1, $7, $8, unit_price * quantity, clock_timestamp() FROM line ORDER BY position)
        INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
        SELECT order_id, product_id, product_name, unit_price, quantity FROM line ORDER BY position`,
       [
@@ -252,6 +254,8 @@ export class OrdersRepository {
         lines.map((l) => l.productName),
         lines.map((l) => l.unitPrice),
         lines.map((l) => l.quantity),
+        deliveryAddress?.streetName ?? null,
+        deliveryAddress?.zipCode ?? null,
       ],
     );
     return orderIds;

@@ -1,10 +1,11 @@
-import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Readable } from 'node:stream';
 import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
+import { VersionedController } from '../../versioning/api-version';
 import { ApiEndpoint, fileDownloadHeaders, locationHeader } from '../../openapi/api-endpoint.decorator';
 import { UuidParam } from '../../validation/uuid-param.decorator';
 import { TaskResultsService } from '../task-results.service';
@@ -14,7 +15,7 @@ import { taskPath, toTaskAccepted } from './task.view';
 
 /** Exports of a customer's orders, produced as long-running tasks and downloaded as files. */
 @ApiTags('Customers')
-@Controller({ path: 'customers', version: '1' })
+@VersionedController('customers', 1)
 export class CustomerExportsController {
   constructor(private readonly tasks: TasksService) {}
 
@@ -45,7 +46,7 @@ export class CustomerExportsController {
 }
 
 @ApiTags('Exports')
-@Controller({ path: 'exports', version: '1' })
+@VersionedController('exports', 1)
 export class ExportsController {
   constructor(private readonly results: TaskResultsService) {}
 

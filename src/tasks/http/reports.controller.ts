@@ -1,9 +1,10 @@
-import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Caller } from '../../auth/caller';
 import { CurrentCaller, Roles } from '../../auth/decorators';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
+import { VersionedController } from '../../versioning/api-version';
 import { ApiEndpoint, locationHeader } from '../../openapi/api-endpoint.decorator';
 import { UuidParam } from '../../validation/uuid-param.decorator';
 import { TaskResultsService } from '../task-results.service';
@@ -14,7 +15,7 @@ import { taskPath, toReportResponse, toTaskAccepted } from './task.view';
 
 /** Sales reports, generated as long-running tasks (contract, Long-running operations). */
 @ApiTags('Reports')
-@Controller({ path: 'reports', version: '1' })
+@VersionedController('reports', 1)
 export class ReportsController {
   constructor(
     private readonly tasks: TasksService,

@@ -1,9 +1,10 @@
-import { Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
+import { Get, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
-import { ResponseLanguage } from '../../batch/batch-results';
+import { ResponseLanguage } from '../../problem/response-language';
+import { VersionedController } from '../../versioning/api-version';
 import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
 import type { Language } from '../../problem/language';
 import { ProblemRenderer } from '../../problem/problem-renderer';
@@ -14,7 +15,7 @@ import { sendTask, toTaskResponse } from './task.view';
 
 /** Polling and cancelling long-running tasks (contract, Long-running operations). */
 @ApiTags('Tasks')
-@Controller({ path: 'tasks', version: '1' })
+@VersionedController('tasks', 1)
 export class TasksController {
   constructor(
     private readonly tasks: TasksService,

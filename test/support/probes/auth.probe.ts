@@ -1,9 +1,10 @@
-import { Controller, Get, Module } from '@nestjs/common';
+import { Get, Module } from '@nestjs/common';
 import type { Caller } from '../../../src/auth/caller';
 import { CurrentCaller, Public, Roles } from '../../../src/auth/decorators';
+import { VersionedController } from '../../../src/versioning/api-version';
 
 /** Test-only routes under /api/v1/auth-probe that exercise the bearer guard and its decorators. */
-@Controller({ path: 'auth-probe', version: '1' })
+@VersionedController('auth-probe', 1)
 class AuthProbeController {
   @Get('caller')
   currentCaller(@CurrentCaller() caller: Caller): Caller {
@@ -24,7 +25,7 @@ class AuthProbeController {
 }
 
 /** A controller whose routes all need ADMIN, with one handler widening it to CUSTOMER as well. */
-@Controller({ path: 'auth-probe-admin', version: '1' })
+@VersionedController('auth-probe-admin', 1)
 @Roles('ADMIN')
 class AdminProbeController {
   @Get()

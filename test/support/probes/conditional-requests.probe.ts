@@ -1,10 +1,11 @@
-import { Body, Controller, Get, Module, Param, Patch, Req, Res } from '@nestjs/common';
+import { Body, Get, Module, Param, Patch, Req, Res } from '@nestjs/common';
 import { InjectRepository, TypeOrmModule } from '@nestjs/typeorm';
 import { IsString, MaxLength } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Column, Entity, PrimaryColumn, Repository } from 'typeorm';
 import { entityTag, ifMatchVersions } from '../../../src/http/conditional-requests';
 import { AppException } from '../../../src/problem/app-exception';
+import { VersionedController } from '../../../src/versioning/api-version';
 
 export const CONDITIONAL_PROBE_PATH = '/api/v1/conditional-probe/documents';
 
@@ -35,7 +36,7 @@ class RetitleBody {
 }
 
 /** Test-only routes under /api/v1/conditional-probe that use the conditional-request helpers as a controller would. */
-@Controller({ path: 'conditional-probe/documents', version: '1' })
+@VersionedController('conditional-probe/documents', 1)
 class ConditionalProbeController {
   constructor(
     @InjectRepository(ProbeDocumentEntity) private readonly documents: Repository<ProbeDocumentEntity>,

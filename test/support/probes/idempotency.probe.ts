@@ -1,6 +1,5 @@
 import {
   Body,
-  Controller,
   Delete,
   Get,
   HttpCode,
@@ -18,6 +17,7 @@ import { DataSource } from 'typeorm';
 import { Public } from '../../../src/auth/decorators';
 import { Idempotent } from '../../../src/idempotency/idempotent.decorator';
 import { AppException } from '../../../src/problem/app-exception';
+import { VersionedController } from '../../../src/versioning/api-version';
 
 export const IDEMPOTENCY_PROBE_PATH = '/api/v1/idempotency-probe';
 
@@ -79,7 +79,7 @@ export class ProbeFailures {
 }
 
 /** Test-only routes under /api/v1/idempotency-probe that exercise `@Idempotent()`. */
-@Controller({ path: 'idempotency-probe', version: '1' })
+@VersionedController('idempotency-probe', 1)
 class IdempotencyProbeController {
   constructor(
     private readonly dataSource: DataSource,

@@ -1,5 +1,6 @@
-import { Controller, Get, HttpCode, Module, Post, StreamableFile } from '@nestjs/common';
+import { Get, HttpCode, Module, Post, StreamableFile } from '@nestjs/common';
 import { Readable } from 'node:stream';
+import { VersionedController } from '../../../src/versioning/api-version';
 
 export const JSON_PROBE_PATH = '/api/v1/json-output-probe';
 export const SAMPLE_INSTANT = new Date('2025-03-04T05:06:07.891Z');
@@ -38,7 +39,7 @@ function sample(): Record<string, unknown> {
 }
 
 /** Test-only routes under /api/v1/json-output-probe returning raw handler values. */
-@Controller({ path: 'json-output-probe', version: '1' })
+@VersionedController('json-output-probe', 1)
 class JsonOutputProbeController {
   @Get('sample')
   read(): Record<string, unknown> {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Module, Param, Post, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Module, Param, Post, Query } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { Public, Roles } from '../../../src/auth/decorators';
@@ -6,6 +6,7 @@ import { Idempotent } from '../../../src/idempotency/idempotent.decorator';
 import { ApiEndpoint, ApiMultipartFile, locationHeader } from '../../../src/openapi/api-endpoint.decorator';
 import { AppException } from '../../../src/problem/app-exception';
 import { ToArray } from '../../../src/validation/to-array.decorator';
+import { VersionedController } from '../../../src/versioning/api-version';
 
 /**
  * Test-only operations under /api/v1/openapi-probes, one per feature of `@ApiEndpoint` and
@@ -54,7 +55,7 @@ class ProbeStatusResponse {
 }
 
 @ApiTags('Probes')
-@Controller({ path: 'openapi-probes', version: '1' })
+@VersionedController('openapi-probes', 1)
 class OpenApiProbeController {
   @Get()
   @Public()

@@ -1,13 +1,14 @@
-import { Controller, Get, Module } from '@nestjs/common';
+import { Get, Module } from '@nestjs/common';
 import type { Caller } from '../../../src/auth/caller';
 import { CurrentCaller, Public, Roles } from '../../../src/auth/decorators';
 import { AppException } from '../../../src/problem/app-exception';
+import { VersionedController } from '../../../src/versioning/api-version';
 
 /**
  * Test-only routes under /api/v1/rate-limit-probe: an authenticated route (so clients are told apart by
  * `sub`), a public one, and routes that end in 403 and 404, whose responses must carry the headers too.
  */
-@Controller({ path: 'rate-limit-probe', version: '1' })
+@VersionedController('rate-limit-probe', 1)
 class RateLimitProbeController {
   @Get()
   whoAmI(@CurrentCaller() caller: Caller): { userId: string } {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Module, Post, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Module, Post, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -24,6 +24,7 @@ import {
 import { Public } from '../../../src/auth/decorators';
 import { ToArray } from '../../../src/validation/to-array.decorator';
 import { UuidParam } from '../../../src/validation/uuid-param.decorator';
+import { VersionedController } from '../../../src/versioning/api-version';
 
 export const PROBE_PATH = '/api/v1/validation-probe';
 /** The message of the uncaught error of `GET /failure`: none of it may reach a response. */
@@ -120,7 +121,7 @@ class ProbeListQuery {
 }
 
 /** Test-only routes under /api/v1/validation-probe that exercise the validation pipe and the problem filter. */
-@Controller({ path: 'validation-probe', version: '1' })
+@VersionedController('validation-probe', 1)
 @Public()
 class ValidationProbeController {
   @Post('orders')

@@ -93,3 +93,9 @@ export class OrderPageResponse extends OffsetPageResponse(OrderResponse, 'OrderP
 export class OrderCursorPageResponse extends CursorPageResponse(OrderResponse, 'OrderCursorPageResponse') {}
 
 export class OrderItemPageResponse extends OffsetPageResponse(OrderItemResponse, 'OrderItemPageResponse') {}
+
+/** The body of the deprecated `GET /api/v1/orders/{orderId}/status` (contract, Legacy status body). */
+export class OrderStatusResponse {
+  @ApiProperty({ enum: ORDER_STATUSES, enumName: 'OrderStatus' })
+  status: string;
+}

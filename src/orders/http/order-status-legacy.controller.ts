@@ -1,0 +1,40 @@
+import { Get } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Caller } from '../../auth/caller';
+import { CurrentCaller } from '../../auth/decorators';
+import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
+import { UuidParam } from '../../validation/uuid-param.decorator';
+import { VersionedController } from '../../versioning/api-version';
+import { OrderReadsService } from '../order-reads.service';
+import { OrderStatusResponse } from './dto/order-response.dto';
+import { ORDER_ERRORS } from './order-errors';
+
+/**
+ * The deprecated status read (contract, Deprecated endpoint example), replaced by `GET /api/v2/orders/
+ * {orderId}`. Its lifecycle is declared once, in `deprecated`: the headers while it lives, 410 and absence
+ * from the document after `LEGACY_STATUS_SUNSET` follow from it. Retiring it for good is deleting this
+ * file and its line in OrdersModule (docs/versioning.md).
+ */
+@ApiTags('Orders')
+@VersionedController('orders', 1)
+export class OrderStatusLegacyController {
+  constructor(private readonly reads: OrderReadsService) {}
+
+  @Get(':orderId/status')
+  @ApiEndpoint({
+    operationId: 'getOrderStatusLegacy',
+    summary: 'Get the status of an order',
+    errors: [...ORDER_ERRORS],
+    type: OrderStatusResponse,
+    deprecated: {
+      successor: '/api/v2/orders/{orderId}',
+      sunset: (config) => config.versioning.legacyStatusSunset,
+    },
+  })
+  async status(
+    @CurrentCaller() caller: Caller,
+    @UuidParam('orderId') orderId: string,
+  ): Promise<OrderStatusResponse> {
+    return { status: (await this.reads.get(caller, orderId)).status };
+  }
+}

@@ -1,0 +1,66 @@
+import { Get, Query, Res } from '@nestjs/common';
+import { ApiExtraModels, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import type { Caller } from '../../auth/caller';
+import { CurrentCaller } from '../../auth/decorators';
+import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
+import { CursorPage } from '../../paging/cursor-page';
+import { OffsetPage } from '../../paging/offset-page';
+import { UuidParam } from '../../validation/uuid-param.decorator';
+import { VersionedController } from '../../versioning/api-version';
+import { OrderReadsService } from '../order-reads.service';
+import { ListOrdersQuery } from './dto/order-list.dto';
+import { OrderV2CursorPageResponse, OrderV2PageResponse, OrderV2Response } from './dto/order-v2-response.dto';
+import { ORDER_ERRORS } from './order-errors';
+import { listCriteria } from './order-list-query';
+import { sendOrderV2, toOrderV2Response } from './order-v2.view';
+
+/**
+ * Orders v2: the reads of v1 (same services, query parameters, paging, ownership, ETags) with the v2
+ * payload mapping, money as objects. Only the mapping lives here.
+ */
+@ApiTags('Orders')
+@VersionedController('orders', 2)
+export class OrdersV2Controller {
+  constructor(private readonly reads: OrderReadsService) {}
+
+  @Get()
+  @ApiExtraModels(OrderV2PageResponse, OrderV2CursorPageResponse)
+  @ApiEndpoint({
+    operationId: 'getOrdersV2',
+    summary: "List the caller's orders (all orders for an admin), money as objects",
+    description:
+      'The query parameters, paging (offset, or keyset with `cursor`), sort and ownership of ' +
+      '`GET /api/v1/orders`; orders in the v2 shape.',
+    errors: ['ACCESS_DENIED'],
+    schema: {
+      oneOf: [
+        { $ref: getSchemaPath(OrderV2PageResponse) },
+        { $ref: getSchemaPath(OrderV2CursorPageResponse) },
+      ],
+    },
+  })
+  async list(
+    @CurrentCaller() caller: Caller,
+    @Query() query: ListOrdersQuery,
+  ): Promise<OffsetPage<OrderV2Response> | CursorPage<OrderV2Response>> {
+    const { kind: _kind, ...page } = await this.reads.list(caller, listCriteria(query));
+    return { ...page, content: page.content.map(toOrderV2Response) };
+  }
+
+  @Get(':orderId')
+  @ApiEndpoint({
+    operationId: 'getOrderV2',
+    conditional: 'read',
+    summary: 'Get an order, money as objects',
+    errors: [...ORDER_ERRORS],
+    type: OrderV2Response,
+  })
+  async get(
+    @CurrentCaller() caller: Caller,
+    @UuidParam('orderId') orderId: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<OrderV2Response> {
+    return sendOrderV2(reply, await this.reads.get(caller, orderId));
+  }
+}

@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Language } from '../../problem/language';
+import type { UserSettings } from '../user-settings';
+
+interface SettingsRow {
+  language: Language;
+  notifications_enabled: boolean;
+}
+
+const toSettings = (row: SettingsRow): UserSettings => ({
+  language: row.language,
+  notificationsEnabled: row.notifications_enabled,
+});
+
+/** Every statement on `user_settings`. */
+@Injectable()
+export class UserSettingsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async read(userId: string): Promise<UserSettings | undefined> {
+    const rows: SettingsRow[] = await this.dataSource.query(
+      'SELECT language, notifications_enabled FROM user_settings WHERE user_id = $1',
+      [userId],
+    );
+    return rows[0] ? toSettings(rows[0]) : undefined;
+  }
+
+  /** Stores the whole settings of a user (insert or replace) and returns them as stored. */
+  async write(userId: string, settings: UserSettings): Promise<UserSettings> {
+    const rows: SettingsRow[] = await this.dataSource.query(
+      `INSERT INTO user_settings (user_id, language, notifications_enabled) VALUES ($1, $2, $3)
+       ON CONFLICT (user_id) DO UPDATE
+         SET language = EXCLUDED.language, notifications_enabled = EXCLUDED.notifications_enabled,
+             updated_at = now()
+       RETURNING language, notifications_enabled`,
+      [userId, settings.language, settings.notificationsEnabled],
+    );
+    return toSettings(rows[0]);
+  }
+
+  /** The stored language alone: one primary-key read, on the path of localized text. */
+  async languageOf(userId: string): Promise<Language | undefined> {
+    const rows: Array<{ language: Language }> = await this.dataSource.query(
+      'SELECT language FROM user_settings WHERE user_id = $1',
+      [userId],
+    );
+    return rows[0]?.language;
+  }
+}
