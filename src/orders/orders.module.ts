@@ -9,6 +9,7 @@ import { OrdersController } from './http/orders.controller';
 import { OrderActionsService } from './order-actions.service';
 import { OrderBatchService } from './order-batch.service';
 import { OrderChanges } from './order-changes.service';
+import { OrderDeletionHooks } from './order-deletion-hooks';
 import { OrderEditingService } from './order-editing.service';
 import { OrderItemsService } from './order-items.service';
 import { OrderLinesPricer } from './order-lines.service';
@@ -20,7 +21,8 @@ import { OrdersRepository } from './persistence/orders.repository';
 /**
  * Orders: HTTP (http/), use-case services (reads, editing, actions, items, batch) over the model and
  * state table (domain/), and one repository holding every orders statement (persistence/). Other
- * modules read orders through OrderReadsService.
+ * modules read orders through OrderReadsService, and delete what they keep for an order through
+ * OrderDeletionHooks.
  */
 @Module({
   // The entities describe the tables for `npm run migration:generate`; statements live in the repository.
@@ -29,6 +31,7 @@ import { OrdersRepository } from './persistence/orders.repository';
   providers: [
     OrdersRepository,
     OrderChanges,
+    OrderDeletionHooks,
     OrderLinesPricer,
     OrderReadsService,
     OrderEditingService,
@@ -36,6 +39,6 @@ import { OrdersRepository } from './persistence/orders.repository';
     OrderItemsService,
     OrderBatchService,
   ],
-  exports: [OrderReadsService],
+  exports: [OrderReadsService, OrderDeletionHooks],
 })
 export class OrdersModule {}
