@@ -11,6 +11,7 @@ import { renderFrameworkErrors } from '../problem/framework-errors';
 import { ProblemDetailsFilter } from '../problem/problem-details.filter';
 import { registerTracing } from '../tracing/tracing.hooks';
 import { registerJsonBodyParsers } from '../validation/json-body';
+import { registerMultipartBodies } from '../validation/multipart-body';
 import { setupOpenApi } from './openapi/openapi-document';
 
 /**
@@ -35,8 +36,10 @@ export async function createHttpApp(
   });
   const fastify = adapter.getInstance();
   registerTracing(fastify);
-  // Bodies are JSON (plain or Merge Patch); plain text is no body format of this API (415).
+  // Bodies are JSON (plain or Merge Patch), or multipart uploads streamed to the routes that take them;
+  // plain text is no body format of this API (415).
   registerJsonBodyParsers(fastify);
+  await registerMultipartBodies(fastify);
   fastify.removeContentTypeParser('text/plain');
   // Before any route exists: the index of methods per path behind 405 Method Not Allowed.
   registerAllowedMethods(fastify, routerOptions);
