@@ -5,6 +5,7 @@ import { OrdersCore1763800002000 } from './1763800002000-orders-core';
 import { OrderSearch1763800003000 } from './1763800003000-order-search';
 import { CustomerCoveringIndex1763800004000 } from './1763800004000-customer-covering-index';
 import { BlobStorage1763800010000 } from './1763800010000-blob-storage';
+import { Attachments1763800012000 } from './1763800012000-attachments';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
 export const migrations: Array<new () => MigrationInterface> = [
@@ -14,4 +15,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   OrderSearch1763800003000,
   CustomerCoveringIndex1763800004000,
   BlobStorage1763800010000,
+  Attachments1763800012000,
 ];

@@ -3,6 +3,7 @@ import { AuthModule } from '../auth/auth.module';
 import { AppConfig } from '../config/app-config';
 import { AppConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { FilesModule } from '../files/files.module';
 import { HealthModule } from '../health/health.module';
 import { HttpConventionsModule } from '../http/http-conventions.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
@@ -44,7 +45,7 @@ const httpMechanisms = [
 ];
 
 /** Domain modules: controllers are inert in the worker, processors only take jobs where the role runs them. */
-const domainModules: ModuleImports = [UsersModule, ProductsModule, OrdersModule];
+const domainModules: ModuleImports = [UsersModule, ProductsModule, OrdersModule, FilesModule];
 
 @Module({})
 export class AppModule {
