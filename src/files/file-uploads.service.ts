@@ -11,7 +11,7 @@ import { readHead } from './stream-head';
 
 /** An upload as it arrives: its bytes as a stream, with the name and type the client gave it. */
 export interface IncomingFile {
-  stream: Readable | AsyncIterable<Buffer>;
+  stream: Readable;
   fileName?: string;
   contentType?: string;
 }
@@ -34,13 +34,14 @@ export class FileUploadsService {
    * Refuses (415 UNSUPPORTED_FILE_TYPE) a file whose first bytes are not a type `policy` allows, or not the
    * type the client declared, before anything is stored; then streams it into storage, refusing (413
    * FILE_TOO_LARGE) as soon as it passes `policy.maxBytes`, with nothing kept. The rest of a refused upload
-   * is never read.
+   * is never read: its stream is destroyed.
    */
   async receive(file: IncomingFile, policy: UploadPolicy): Promise<ReceivedFile> {
     const { head, whole } = await readHead(file.stream, SIGNATURE_BYTES);
     const declaredType = declaredMediaType(file.contentType);
     const type = checkFileType(head, declaredType, policy.allowedTypes);
     if (!type.accepted) {
+      file.stream.destroy();
       throw type.reason === 'MISMATCH'
         ? new AppException('UNSUPPORTED_FILE_TYPE', {
             detailKey: 'errors.UNSUPPORTED_FILE_TYPE_MISMATCH',
