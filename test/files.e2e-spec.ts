@@ -342,6 +342,13 @@ describe('files: order attachments and avatars', () => {
       expect(violations(res)).toEqual([{ field: 'file', code: 'INVALID_TYPE' }]);
     });
 
+    it('refuses a form of more than 10 parts as a whole', async () => {
+      const parts = Array.from({ length: 11 }, (_, i) => ({ name: `p${i}`, data: 'x' }));
+      const res = await post(alice.authorization, attachments(), [...parts, filePart('pdf')]);
+      expectProblem(res, 400, 'VALIDATION_ERROR');
+      expect(violations(res)).toEqual([{ field: '', code: 'MAX_ITEMS' }]);
+    });
+
     it('refuses a description holding U+0000', async () => {
       const res = await post(alice.authorization, attachments(), [
         filePart('pdf'),
