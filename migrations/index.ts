@@ -6,6 +6,7 @@ import { OrderSearch1763800003000 } from './1763800003000-order-search';
 import { CustomerCoveringIndex1763800004000 } from './1763800004000-customer-covering-index';
 import { BlobStorage1763800010000 } from './1763800010000-blob-storage';
 import { Tasks1763800011000 } from './1763800011000-tasks';
+import { Attachments1763800012000 } from './1763800012000-attachments';
 import { UserSettings1763800013000 } from './1763800013000-user-settings';
 import { DeliveryAddresses1763800013100 } from './1763800013100-delivery-addresses';
 
@@ -18,6 +19,7 @@ export const migrations: Array<new () => MigrationInterface> = [
   CustomerCoveringIndex1763800004000,
   BlobStorage1763800010000,
   Tasks1763800011000,
+  Attachments1763800012000,
   UserSettings1763800013000,
   DeliveryAddresses1763800013100,
 ];

@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { AppConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { DeliveryAddressesModule } from '../delivery-addresses/delivery-addresses.module';
+import { FilesModule } from '../files/files.module';
 import { HealthModule } from '../health/health.module';
 import { HttpConventionsModule } from '../http/http-conventions.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
@@ -55,6 +56,7 @@ const domainModules: ModuleImports = [
   DeliveryAddressesModule,
   OrdersModule,
   TasksModule,
+  FilesModule,
 ];
 
 @Module({})

@@ -14,6 +14,7 @@ import { ProblemDetailsFilter } from '../problem/problem-details.filter';
 import { registerTracing } from '../tracing/tracing.hooks';
 import { registerJsonBodyParsers } from '../validation/json-body';
 import { unversionedRouteProblem } from '../versioning/api-version';
+import { registerMultipartBodies } from '../validation/multipart-body';
 import { setupOpenApi } from './openapi/openapi-document';
 
 /**
@@ -38,8 +39,10 @@ export async function createHttpApp(
   });
   const fastify = adapter.getInstance();
   registerTracing(fastify);
-  // Bodies are JSON (plain or Merge Patch); plain text is no body format of this API (415).
+  // Bodies are JSON (plain or Merge Patch), or multipart uploads streamed to the routes that take them;
+  // plain text is no body format of this API (415).
   registerJsonBodyParsers(fastify);
+  await registerMultipartBodies(fastify);
   fastify.removeContentTypeParser('text/plain');
   // Before any route exists: the index of methods per path behind 405 Method Not Allowed, and the checks
   // that refuse to start with an unversioned business route or an alias route after its parametric twin.

@@ -158,7 +158,9 @@ export function etagHeader(): Record<string, HeaderObject> {
 export function fileDownloadHeaders(): Record<string, HeaderObject> {
   return {
     'Content-Disposition': {
-      description: '`attachment` with the file name (`filename*` for non-ASCII names).',
+      description:
+        '`attachment` with the file name in a quoted ASCII `filename`, plus `filename*` (RFC 8187, UTF-8) ' +
+        'with the exact name when that is not plain ASCII.',
       schema: { type: 'string', example: 'attachment; filename="invoice.pdf"' },
     },
     'Content-Length': { description: 'Size of the file in bytes.', schema: { type: 'integer', minimum: 0 } },

@@ -5,6 +5,7 @@ import { AppException } from '../problem/app-exception';
 import { ExpectedVersions, Order, OrderFieldChanges, OrderTimestampField, satisfies } from './domain/order';
 import { isAllowed, OrderOperation } from './domain/order-state-machine';
 import { assertOrderVisible } from './order-access';
+import { OrderDeletionHooks } from './order-deletion-hooks';
 import { OrdersRepository } from './persistence/orders.repository';
 
 /** What a change writes besides its own statements: field changes and the time stamp of an action. */
@@ -25,6 +26,7 @@ export class OrderChanges {
   constructor(
     private readonly dataSource: DataSource,
     private readonly orders: OrdersRepository,
+    private readonly deletionHooks: OrderDeletionHooks,
   ) {}
 
   run(
@@ -41,11 +43,15 @@ export class OrderChanges {
     });
   }
 
-  /** Deletes the order if the operation `delete` is allowed on it. */
+  /**
+   * Deletes the order if the operation `delete` is allowed on it, with what other modules keep for it
+   * (OrderDeletionHooks), all in one transaction.
+   */
   remove(caller: Caller, orderId: string, expected: ExpectedVersions): Promise<void> {
     return this.dataSource.transaction(async (db) => {
-      await this.lock(db, caller, orderId, 'delete', expected);
-      await this.orders.delete(db, orderId);
+      const order = await this.lock(db, caller, orderId, 'delete', expected);
+      await this.deletionHooks.run(db, order.orderId);
+      await this.orders.delete(db, order.orderId);
     });
   }
 

@@ -12,6 +12,7 @@ import { OrdersController } from './http/orders.controller';
 import { OrderActionsService } from './order-actions.service';
 import { OrderBatchService } from './order-batch.service';
 import { OrderChanges } from './order-changes.service';
+import { OrderDeletionHooks } from './order-deletion-hooks';
 import { OrderEditingService } from './order-editing.service';
 import { OrderItemsService } from './order-items.service';
 import { OrderLinesPricer } from './order-lines.service';
@@ -24,7 +25,7 @@ import { OrdersRepository } from './persistence/orders.repository';
  * Orders: HTTP (http/: v1, the deprecated v1 status read, and v2, which differs in payload mapping only),
  * use-case services (reads, editing, actions, items, batch) over the model and state table (domain/), and
  * one repository holding every orders statement (persistence/). Other modules read orders through
- * OrderReadsService.
+ * OrderReadsService, and delete what they keep for an order through OrderDeletionHooks.
  */
 @Module({
   // The entities describe the tables for `npm run migration:generate`; statements live in the repository.
@@ -45,6 +46,7 @@ import { OrdersRepository } from './persistence/orders.repository';
   providers: [
     OrdersRepository,
     OrderChanges,
+    OrderDeletionHooks,
     OrderLinesPricer,
     OrderReadsService,
     OrderEditingService,
@@ -52,6 +54,6 @@ import { OrdersRepository } from './persistence/orders.repository';
     OrderItemsService,
     OrderBatchService,
   ],
-  exports: [OrderReadsService],
+  exports: [OrderReadsService, OrderDeletionHooks],
 })
 export class OrdersModule {}

@@ -1,0 +1,24 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+
+/** Removes what another module keeps for an order, in the transaction that deletes the order. */
+export type OrderDeletionHook = (db: EntityManager, orderId: string) => Promise<void>;
+
+/**
+ * What other modules delete with an order. Modules that keep data belonging to an order (files keeps its
+ * attachments and their bytes) depend on orders, so orders cannot call them; instead they register a hook
+ * here (in `onModuleInit`), and deleting an order runs every hook inside its transaction, after the order is
+ * locked and before its row goes. A hook that fails rolls the whole deletion back.
+ */
+@Injectable()
+export class OrderDeletionHooks {
+  private readonly hooks: OrderDeletionHook[] = [];
+
+  register(hook: OrderDeletionHook): void {
+    this.hooks.push(hook);
+  }
+
+  async run(db: EntityManager, orderId: string): Promise<void> {
+    for (const hook of this.hooks) await hook(db, orderId);
+  }
+}
