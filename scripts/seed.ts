@@ -1,7 +1,9 @@
+import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { loadConfigOrExit, resolveDatabase } from '../src/bootstrap/runtime';
 import { databaseOptions } from '../src/database/database-options';
 import { runMigrationsLocked } from '../src/database/migrations-runner';
+import { exitWithError } from '../src/logging/app-logger';
 
 /**
  * Development seed (`npm run seed`): a catalogue, a demo customer and a few orders. Idempotent: fixed ids
@@ -35,19 +37,30 @@ const ORDERS: Array<{ id: string; note: string; lines: Array<[string, string, nu
   },
 ];
 
-export async function seed(dataSource: DataSource): Promise<void> {
-  await dataSource.transaction(async (manager) => {
+/** What one run inserted (rows already there are left as they are). */
+export interface Seeded {
+  products: number;
+  customers: number;
+  orders: number;
+}
+
+export async function seed(dataSource: DataSource): Promise<Seeded> {
+  return dataSource.transaction(async (manager) => {
+    const seeded: Seeded = { products: 0, customers: 0, orders: 0 };
     for (const [id, name, price, stock, status] of PRODUCTS) {
-      await manager.query(
-        `INSERT INTO products (product_id, name, price, stock, status) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+      const rows = (await manager.query(
+        `INSERT INTO products (product_id, name, price, stock, status) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT DO NOTHING RETURNING product_id`,
         [id, name, price, stock, status],
-      );
+      )) as unknown[];
+      seeded.products += rows.length;
     }
-    await manager.query(
+    const customers = (await manager.query(
       `INSERT INTO users (user_id, roles, display_name, region_id, segment) VALUES ($1, '{CUSTOMER}', 'Demo Customer', 77, 'RETAIL')
-       ON CONFLICT DO NOTHING`,
+       ON CONFLICT DO NOTHING RETURNING user_id`,
       [DEMO_CUSTOMER_ID],
-    );
+    )) as unknown[];
+    seeded.customers += customers.length;
     for (const order of ORDERS) {
       const inserted = await manager.query(
         `INSERT INTO orders (order_id, customer_id, note, delivery_street_name, delivery_zip_code)
@@ -55,6 +68,7 @@ export async function seed(dataSource: DataSource): Promise<void> {
         [order.id, DEMO_CUSTOMER_ID, order.note],
       );
       if ((inserted as unknown[]).length === 0) continue;
+      seeded.orders += 1;
       for (const [itemId, productId, quantity] of order.lines) {
         await manager.query(
           `INSERT INTO order_items (item_id, order_id, product_id, product_name, unit_price, quantity)
@@ -68,6 +82,7 @@ export async function seed(dataSource: DataSource): Promise<void> {
         [order.id],
       );
     }
+    return seeded;
   });
 }
 
@@ -76,11 +91,15 @@ async function main(): Promise<void> {
   const dataSource = await new DataSource(databaseOptions(config.database.url as string)).initialize();
   try {
     await runMigrationsLocked(dataSource);
-    await seed(dataSource);
-    console.log(
-      `seeded ${PRODUCTS.length} products and ${ORDERS.length} orders for customer ${DEMO_CUSTOMER_ID}`,
+    const seeded = await seed(dataSource);
+    const logger = new Logger('Seed');
+    logger.log(
+      seeded.products + seeded.customers + seeded.orders === 0
+        ? 'nothing to seed: the demo data is already there'
+        : `seeded ${seeded.products} products, ${seeded.customers} customer and ${seeded.orders} orders ` +
+            `(customer ${DEMO_CUSTOMER_ID})`,
     );
-    console.log(`token for the demo customer: npm run token -- --sub ${DEMO_CUSTOMER_ID} --role CUSTOMER`);
+    logger.log(`token for the demo customer: npm run token -- --sub ${DEMO_CUSTOMER_ID} --role CUSTOMER`);
   } finally {
     await dataSource.destroy();
     await embedded?.stop();
@@ -89,7 +108,6 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
   main().catch((error: unknown) => {
-    console.error(`Seed failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
+    exitWithError(`seed failed: ${error instanceof Error ? error.message : String(error)}`, error);
   });
 }

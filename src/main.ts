@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createHttpApp } from './bootstrap/http-app';
 import { loadConfigOrExit, onShutdownSignal, resolveDatabase } from './bootstrap/runtime';
+import { exitWithError } from './logging/app-logger';
 import { runWorker } from './worker';
 
 async function bootstrap(): Promise<void> {
@@ -22,6 +23,5 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  console.error(`Start-up failed: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  exitWithError(`start-up failed: ${error instanceof Error ? error.message : String(error)}`, error);
 });

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { loadConfigOrExit, onShutdownSignal, resolveDatabase } from './bootstrap/runtime';
 import { createWorkerApp } from './bootstrap/worker-app';
 import { AppConfig } from './config/app-config';
+import { exitWithError } from './logging/app-logger';
 
 /**
  * The worker process (APP_ROLE=worker): queue processors, and the operational endpoints on PORT. On
@@ -25,7 +26,6 @@ export async function runWorker(loaded: AppConfig): Promise<void> {
 
 if (require.main === module) {
   runWorker(loadConfigOrExit()).catch((error: unknown) => {
-    console.error(`Start-up failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
+    exitWithError(`start-up failed: ${error instanceof Error ? error.message : String(error)}`, error);
   });
 }

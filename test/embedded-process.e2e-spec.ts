@@ -74,6 +74,28 @@ describe('npm start on the embedded store', () => {
     expect(body.details.queue).toMatchObject({ status: 'up', backend: 'in-process' });
   });
 
+  it('writes every line as one JSON object, the first start-up line included', () => {
+    const lines = output.split('\n').filter((line) => line.trim() !== '');
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    expect(JSON.parse(lines[0])).toMatchObject({ level: expect.any(Number), time: expect.any(String) });
+  });
+
+  it('a second start, or npm run seed, on the same data directory says who holds it and what to do', async () => {
+    for (const script of ['dist/src/main.js', 'dist/scripts/seed.js']) {
+      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(await freePort()), DATA_DIR: dataDir };
+      delete env.DATABASE_URL;
+      delete env.REDIS_URL;
+      const second = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let said = '';
+      second.stdout?.on('data', (d: Buffer) => (said += d.toString()));
+      second.stderr?.on('data', (d: Buffer) => (said += d.toString()));
+      expect(await exitOf(second)).toBe(1);
+      const last = JSON.parse(said.trim().split('\n').pop() as string) as { msg: string };
+      expect(last.msg).toMatch(/in use by process \d+ .*stop it, or set DATA_DIR to another directory/);
+    }
+  }, 40_000);
+
   it('finishes an in-flight request after SIGTERM, then exits 0', async () => {
     // A request whose body is still arriving when the signal comes is in flight.
     const socket = net.connect(port, '127.0.0.1');
@@ -98,4 +120,65 @@ describe('npm start on the embedded store', () => {
     expect(code).toBe(0);
     expect(output).toContain('SIGTERM received');
   }, 40_000);
+});
+
+describe('the embedded store, run as root from a private directory, and npm run seed', () => {
+  /** Runs a built script to its end with the embedded store in `dataDir`; resolves with its exit code and log. */
+  async function run(script: string, dataDir: string, extra: NodeJS.ProcessEnv = {}) {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', ...extra };
+    delete env.DATABASE_URL;
+    delete env.REDIS_URL;
+    const child = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    child.stdout?.on('data', (d: Buffer) => (log += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+    const code = await exitOf(child);
+    const messages = log
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => (JSON.parse(line) as { msg?: string }).msg ?? '');
+    return { code, messages };
+  }
+
+  it('seeds once, then says there is nothing to seed', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'order-service-seed-'));
+    chmodSync(dataDir, 0o755);
+    try {
+      const first = await run('dist/scripts/seed.js', dataDir);
+      expect(first.code).toBe(0);
+      expect(first.messages).toContainEqual(
+        expect.stringMatching(/^seeded 6 products, 1 customer and 2 orders/),
+      );
+      const again = await run('dist/scripts/seed.js', dataDir);
+      expect(again.code).toBe(0);
+      expect(again.messages).toContain('nothing to seed: the demo data is already there');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  const asRoot = process.getuid?.() === 0 ? it : it.skip;
+  asRoot(
+    'keeps the data where the postgres user can reach it, and says where',
+    async () => {
+      // A home directory is 0700: the postgres OS user the embedded server runs as cannot go through it.
+      const home = mkdtempSync(path.join(tmpdir(), 'order-service-home-'));
+      chmodSync(home, 0o700);
+      try {
+        const { code, messages } = await run('dist/scripts/seed.js', path.join(home, 'project', '.data'));
+        expect(code).toBe(0);
+        const moved = messages.find((m) => m.includes('is not reachable by the postgres OS user'));
+        expect(moved).toMatch(
+          /the embedded database lives in \/var\/tmp\/order-service-[0-9a-f]{12} instead/,
+        );
+        rmSync(/in (\/var\/tmp\/order-service-[0-9a-f]{12})/.exec(moved ?? '')?.[1] ?? '/nonexistent', {
+          recursive: true,
+          force: true,
+        });
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });

@@ -714,8 +714,8 @@ describe('files: order attachments and avatars', () => {
         status: 415,
         code: 'UNSUPPORTED_MEDIA_TYPE',
         send: (lang) => asAlice('POST', '/api/v1/users/me/avatar', { body: {}, lang }),
-        en: 'This content type is not supported here.',
-        ru: 'Этот тип содержимого здесь не поддерживается.',
+        en: 'This content type is not supported here; send multipart/form-data.',
+        ru: 'Этот тип содержимого здесь не поддерживается; используйте multipart/form-data.',
       },
     ];
 

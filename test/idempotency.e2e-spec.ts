@@ -12,7 +12,7 @@ import {
   ProbeFailures,
   ProbeGate,
 } from './support/probes/idempotency.probe';
-import { expectProblem, PROBLEM_JSON } from './support/problem';
+import { expectProblem } from './support/problem';
 import { bootTestApp, TestApp } from './support/test-app';
 import { callerToken } from './support/tokens';
 
@@ -327,7 +327,7 @@ describe('Idempotency-Key', () => {
   });
 
   describe('outcomes that are recorded and outcomes that are not', () => {
-    it('a validation failure is an outcome: the same request replays the same 400', async () => {
+    it('a request refused by validation binds no key: the same key runs the corrected request', async () => {
       const key = randomUUID();
       const body = { label: 42 };
       const first = await alice('POST', `${PROBE}/effects`, {
@@ -337,21 +337,21 @@ describe('Idempotency-Key', () => {
       });
       expect(first.statusCode).toBe(400);
       expect(first.json().code).toBe('VALIDATION_ERROR');
-      // Replayed as recorded, including the language of the first response.
-      const again = await alice('POST', `${PROBE}/effects`, {
-        body,
-        headers: withIdempotencyKey(key),
-        lang: 'ru',
-      });
-      expectReplayOf(again, first);
-      expect(again.headers['content-type']).toMatch(PROBLEM_JSON);
-      // The key is spent on that request.
+      // Not replayed: refused before the handler ran, so nothing was recorded (DECISIONS "Idempotency").
+      const again = await alice('POST', `${PROBE}/effects`, { body, headers: withIdempotencyKey(key) });
+      expect(again.statusCode).toBe(400);
+      expect(again.headers['idempotent-replayed']).toBeUndefined();
+      // The corrected request with the same key runs, and is then what the key replays.
       const fixed = await alice('POST', `${PROBE}/effects`, {
         body: { label: 'fixed' },
         headers: withIdempotencyKey(key),
       });
-      expect(fixed.statusCode).toBe(409);
-      expect(fixed.json().code).toBe('IDEMPOTENCY_KEY_REUSED');
+      expect(fixed.statusCode).toBe(201);
+      const replay = await alice('POST', `${PROBE}/effects`, {
+        body: { label: 'fixed' },
+        headers: withIdempotencyKey(key),
+      });
+      expectReplayOf(replay, fixed);
     });
 
     it('a domain error after an effect replays without repeating the effect', async () => {

@@ -118,8 +118,19 @@ describe('querying orders: filters, sorting, offset and cursor paging, search', 
       .json()
       .violations.map((v: { field: string; code: string }) => `${v.field}:${v.code}`)
       .sort();
-    expect(fields).toEqual(['foo:UNKNOWN_FIELD', 'page:MIN', 'size:MAX', 'status:INVALID_VALUE'].sort());
-    // Semantic checks run once the parameters are well-formed.
+    // Cross-field checks (ranges, sort keys) are reported with the others, in the same answer (Errors 5).
+    expect(fields).toEqual(
+      [
+        'amountFrom:INVALID_RANGE',
+        'dateFrom:INVALID_RANGE',
+        'foo:UNKNOWN_FIELD',
+        'page:MIN',
+        'size:MAX',
+        'sort:INVALID_QUERY',
+        'status:INVALID_VALUE',
+      ].sort(),
+    );
+    // And alone when they are the only problems.
     const semantic = await owner(
       'GET',
       '/api/v1/orders?sort=colour,asc&dateFrom=2026-03-05&dateTo=2026-03-01&amountFrom=9&amountTo=1',
@@ -306,6 +317,7 @@ describe('querying orders: filters, sorting, offset and cursor paging, search', 
         .sort();
       expect(fields).toEqual(
         [
+          'dateRange.from:INVALID_RANGE',
           'extra:UNKNOWN_FIELD',
           'size:MIN',
           'sort[0].direction:INVALID_VALUE',

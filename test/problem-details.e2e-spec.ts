@@ -115,7 +115,7 @@ describe('problem details for framework errors', () => {
         const res = await postOrder(type, 'items=1');
         expectProblemEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
         expect(res.json().title).toBe('Unsupported Media Type');
-        expect(res.json().detail).toBe('This content type is not supported here.');
+        expect(res.json().detail).toBe('This content type is not supported here; send application/json.');
       },
     );
 

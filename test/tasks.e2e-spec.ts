@@ -55,7 +55,8 @@ describe('long-running tasks: reports and customer exports', () => {
   let probe: TasksProbe;
 
   beforeAll(async () => {
-    t = await bootTestApp({}, [TasksProbeModule]);
+    // The seeds below are long statements: more than the service's own statement timeout allows.
+    t = await bootTestApp({ DB_STATEMENT_TIMEOUT_MS: '300000' }, [TasksProbeModule]);
     db = t.app.get(DataSource);
     admin = await adminClient(t);
     probe = t.app.get(TasksProbe);

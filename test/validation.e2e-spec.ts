@@ -144,13 +144,16 @@ describe('request validation', () => {
       },
     );
 
-    it('treats a missing or empty body as an empty object: each required field is reported', async () => {
+    it('requires the body: no body or an empty one is REQUIRED; {} reports each required field', async () => {
       const missing = await t.app.inject({ method: 'POST', url: `${PROBE_PATH}/orders` });
       const empty = await post('/orders', '');
       for (const res of [missing, empty]) {
         expectValidationProblem(res);
-        expect(fieldsAndCodes(violationsByField(res))).toEqual([{ field: 'items', code: 'REQUIRED' }]);
+        expect(fieldsAndCodes(violationsByField(res))).toEqual([{ field: '', code: 'REQUIRED' }]);
       }
+      const object = await post('/orders', '{}');
+      expectValidationProblem(object);
+      expect(fieldsAndCodes(violationsByField(object))).toEqual([{ field: 'items', code: 'REQUIRED' }]);
     });
 
     it('lets a body-less action be called with a JSON content type and no body', async () => {

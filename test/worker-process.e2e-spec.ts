@@ -97,7 +97,8 @@ describeWithRedis('worker process', () => {
 
   beforeAll(async () => {
     // This process serves HTTP only: every job runs in a worker process.
-    t = await bootTestApp({ APP_ROLE: 'api' });
+    // Seeding 60,000 orders is one long statement: more than the service's own statement timeout allows.
+    t = await bootTestApp({ APP_ROLE: 'api', DB_STATEMENT_TIMEOUT_MS: '300000' });
     db = t.app.get(DataSource);
     customerId = await seedCustomer(db);
     customer = await customerClient(t, customerId);

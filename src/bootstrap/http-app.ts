@@ -3,13 +3,15 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyInstance } from 'fastify';
 import { AppModule, ModuleImports } from './app.module';
 import { AppConfig } from '../config/app-config';
-import { AppLogger, createPinoLogger } from '../logging/app-logger';
+import { useProcessLogger } from '../logging/app-logger';
 import { ShutdownState } from '../health/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
 import { AliasRouteOrder } from '../http/alias-route';
 import { applyApiRouting } from '../http/api-routing';
+import { registerUriLengthLimit } from '../http/uri-length.hook';
 import { registerAllowedMethods } from '../problem/allowed-methods';
-import { renderFrameworkErrors } from '../problem/framework-errors';
+import { renderClientErrors, renderFrameworkErrors } from '../problem/framework-errors';
+import { ProblemRenderer } from '../problem/problem-renderer';
 import { ProblemDetailsFilter } from '../problem/problem-details.filter';
 import { registerTracing } from '../tracing/tracing.hooks';
 import { registerJsonBodyParsers } from '../validation/json-body';
@@ -27,7 +29,7 @@ export async function createHttpApp(
 ): Promise<NestFastifyApplication> {
   const routerOptions = { caseSensitive: true, ignoreTrailingSlash: false };
   // Set once the Nest application exists, which is before the server takes requests.
-  const problems: { filter?: ProblemDetailsFilter } = {};
+  const problems: { filter?: ProblemDetailsFilter; renderer?: ProblemRenderer } = {};
   const adapter = new FastifyAdapter({
     bodyLimit: config.http.bodyLimitBytes,
     trustProxy: config.http.trustProxy,
@@ -36,9 +38,12 @@ export async function createHttpApp(
     return503OnClosing: false,
     routerOptions,
     frameworkErrors: renderFrameworkErrors(() => problems.filter),
+    // What Node's HTTP parser refuses (431, 408, 400) is Problem Details too.
+    clientErrorHandler: renderClientErrors(() => problems.renderer),
   });
   const fastify = adapter.getInstance();
   registerTracing(fastify);
+  registerUriLengthLimit(fastify);
   // Bodies are JSON (plain or Merge Patch), or multipart uploads streamed to the routes that take them;
   // plain text is no body format of this API (415).
   registerJsonBodyParsers(fastify);
@@ -53,13 +58,14 @@ export async function createHttpApp(
     AppModule.forHttp(config, options.extraImports),
     adapter,
     {
-      logger: new AppLogger(createPinoLogger(config.app.logLevel)),
+      logger: useProcessLogger(config.app.logLevel),
       abortOnError: false,
       // The body parsers are the ones registered above: Nest's would replace the JSON one and add a form one.
       bodyParser: false,
     },
   );
   problems.filter = app.get(ProblemDetailsFilter);
+  problems.renderer = app.get(ProblemRenderer);
   applyApiRouting(app);
   app.get(MetricsService).instrument(fastify);
   // Responses finished while shutting down close their keep-alive connection, so the server can drain.

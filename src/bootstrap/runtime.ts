@@ -1,18 +1,23 @@
 import { Logger } from '@nestjs/common';
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../database/embedded-postgres';
+import { exitWithError, useProcessLogger } from '../logging/app-logger';
 
-/** Loads the configuration or stops the process with one line naming the bad setting. */
+/**
+ * Loads the configuration or stops the process with one line naming the bad setting. From here on every
+ * line the process writes is one JSON object, at the configured level.
+ */
 export function loadConfigOrExit(): AppConfig {
+  useProcessLogger();
+  let config: AppConfig;
   try {
-    return loadConfig();
+    config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(1);
-    }
+    if (error instanceof ConfigError) exitWithError(error.message);
     throw error;
   }
+  useProcessLogger(config.app.logLevel);
+  return config;
 }
 
 /** Without DATABASE_URL, starts the embedded PostgreSQL and points the configuration at it. */

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { AppConfig } from '../config/app-config';
 import { HealthChecks } from '../health/health-checks.service';
-import { AppLogger, createPinoLogger } from '../logging/app-logger';
+import { useProcessLogger } from '../logging/app-logger';
 import { MetricsService } from '../metrics/metrics.service';
 import { AppException } from '../problem/app-exception';
 import { resolveLanguage } from '../problem/language';
@@ -25,7 +25,7 @@ export interface WorkerApp {
  */
 export async function createWorkerApp(config: AppConfig): Promise<WorkerApp> {
   const context = await NestFactory.createApplicationContext(AppModule.forWorker(config), {
-    logger: new AppLogger(createPinoLogger(config.app.logLevel)),
+    logger: useProcessLogger(config.app.logLevel),
     abortOnError: false,
   });
   const checks = context.get(HealthChecks);

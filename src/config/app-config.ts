@@ -19,7 +19,13 @@ export interface AppConfig {
     logLevel: string;
   };
   http: { port: number; host: string; bodyLimitBytes: number; trustProxy: boolean | number };
-  database: { url?: string; dataDir: string; migrationsRun: boolean; embedded: boolean };
+  database: {
+    url?: string;
+    dataDir: string;
+    migrationsRun: boolean;
+    embedded: boolean;
+    limits: { statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
+  };
   redis: { url?: string; keyPrefix: string };
   /** Jobs: how long a job whose worker died stays claimed before another worker takes it over. */
   queue: { stalledJobSeconds: number };
@@ -169,6 +175,10 @@ export function loadConfig(
       url: databaseUrl,
       dataDir: str(env, 'DATA_DIR') ?? '.data',
       migrationsRun: bool(env, 'MIGRATIONS_RUN', true),
+      limits: {
+        statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 15_000, 100, 600_000),
+        idleInTransactionTimeoutMs: int(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 100, 600_000),
+      },
       embedded: false,
     },
     redis: { url: redisUrl, keyPrefix: str(env, 'REDIS_KEY_PREFIX') ?? 'order-service' },

@@ -14,20 +14,28 @@ import { runMigrationsLocked } from './migrations-runner';
         if (!config.database.url)
           throw new Error('DATABASE_URL was not resolved before the application started');
         return {
-          ...databaseOptions(config.database.url),
+          ...databaseOptions(config.database.url, config.database.limits),
           autoLoadEntities: true,
           migrationsRun: config.database.migrationsRun,
         };
       },
-      // Migrations finish (under a lock) before any provider can get the DataSource.
+      // Migrations finish (under a lock) before any provider can get the DataSource; they run on a
+      // pool of their own without the session limits (an index build may take long): two connections,
+      // one holding the advisory lock, one migrating.
       dataSourceFactory: async (options) => {
-        if (!options) throw new Error('missing TypeORM options');
-        const dataSource = await new DataSource({ ...options, migrationsRun: false }).initialize();
+        const url = (options as { url?: string } | undefined)?.url;
+        if (!options || !url) throw new Error('missing TypeORM options');
         if (options.migrationsRun) {
-          const applied = await runMigrationsLocked(dataSource);
-          if (applied.length > 0) new Logger('Database').log(`applied migrations: ${applied.join(', ')}`);
+          const base = databaseOptions(url);
+          const migrator = await new DataSource({ ...base, extra: { ...base.extra, max: 2 } }).initialize();
+          try {
+            const applied = await runMigrationsLocked(migrator);
+            if (applied.length > 0) new Logger('Database').log(`applied migrations: ${applied.join(', ')}`);
+          } finally {
+            await migrator.destroy();
+          }
         }
-        return dataSource;
+        return new DataSource({ ...options, migrationsRun: false }).initialize();
       },
     }),
   ],

@@ -37,16 +37,27 @@ export class HealthChecks {
         extensions: { checks: { shutdown: { status: 'down', message: 'shutting down' } } },
       });
     }
+    const redisConfigured = this.config.redis.url !== undefined;
     try {
-      return await this.health.check([
+      const result = await this.health.check([
         async () => {
           const r = await this.database.pingCheck('database', { timeout: 1_500 });
           r.database = { ...r.database, mode: this.config.database.embedded ? 'embedded' : 'external' };
           return r;
         },
-        () => this.redis.check('redis'),
+        ...(redisConfigured ? [() => this.redis.check('redis')] : []),
         async () => ({ queue: { status: 'up' as const, backend: this.queue.backend } }),
       ]);
+      // Without REDIS_URL nothing is up or down: say so (in-process queue, in-memory counters).
+      if (!redisConfigured) {
+        const redis = { status: 'not configured', mode: 'in-process queue, in-memory counters' };
+        return {
+          ...result,
+          info: { ...result.info, redis },
+          details: { ...result.details, redis },
+        } as HealthCheckResult;
+      }
+      return result;
     } catch (error) {
       if (error instanceof ServiceUnavailableException) {
         const result = error.getResponse() as HealthCheckResult;

@@ -13,7 +13,7 @@ export class RedisHealthIndicator {
 
   async check(key: string): Promise<HealthIndicatorResult> {
     const indicator = this.indicators.check(key);
-    if (!this.redis) return indicator.up({ mode: 'not configured (in-process queue, in-memory counters)' });
+    if (!this.redis) return indicator.down({ message: 'REDIS_URL is not set' });
     try {
       await Promise.race([
         this.redis.ping(),

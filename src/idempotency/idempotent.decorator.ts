@@ -1,5 +1,6 @@
 import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
-import { IDEMPOTENT_METADATA, IdempotentOptions } from './idempotency.constants';
+import { HeaderRules } from '../validation/header-rules';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_METADATA, IdempotentOptions } from './idempotency.constants';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 
 export {
@@ -22,6 +23,9 @@ export type { IdempotentOptions } from './idempotency.constants';
 export const Idempotent = (options: IdempotentOptions = {}): MethodDecorator =>
   applyDecorators(
     SetMetadata(IDEMPOTENT_METADATA, { required: options.required ?? false } satisfies IdempotentOptions),
+    // Checked with the rest of the request's input, so a missing or malformed key is reported together
+    // with every other violation, and a refused request binds no key.
+    HeaderRules({ name: IDEMPOTENCY_KEY_HEADER, required: options.required ?? false, format: 'uuid' }),
     // Bound to the marked handlers only: every other request skips the interceptor entirely.
     UseInterceptors(IdempotencyInterceptor),
   );

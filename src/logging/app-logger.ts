@@ -1,13 +1,28 @@
-import { LoggerService } from '@nestjs/common';
+import { Logger as NestLogger, LoggerService } from '@nestjs/common';
 import pino, { Logger } from 'pino';
 import { currentTrace } from '../tracing/trace-context';
 
-/** JSON logs (pino) with the trace id of the current request or job on every line. */
+/**
+ * An error as logs may show it: its type, message, stack and codes (SQLSTATE for database errors), never
+ * the SQL parameters, the statement or the driver's `detail` (they carry request data, e.g. "Key
+ * (email)=(...) already exists").
+ */
+export function safeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { type: typeof error, message: String(error) };
+  const record: Record<string, unknown> = { type: error.name, message: error.message, stack: error.stack };
+  const { code, driverError } = error as { code?: unknown; driverError?: { code?: unknown } };
+  const sqlState = driverError?.code ?? code;
+  if (typeof sqlState === 'string' || typeof sqlState === 'number') record.code = sqlState;
+  return record;
+}
+
+/** JSON logs (pino), one object per line, with the trace id of the current request or job on every line. */
 export function createPinoLogger(level: string): Logger {
   return pino({
     level,
     base: { service: 'order-service' },
     timestamp: pino.stdTimeFunctions.isoTime,
+    serializers: { err: safeError },
     mixin() {
       const trace = currentTrace();
       return trace ? { traceId: trace.traceId, spanId: trace.spanId } : {};
@@ -17,7 +32,7 @@ export function createPinoLogger(level: string): Logger {
 
 /** Nest's logger interface over pino, so framework and application logs share one format. */
 export class AppLogger implements LoggerService {
-  constructor(private readonly pinoLogger: Logger) {}
+  constructor(readonly pinoLogger: Logger) {}
 
   log(message: unknown, context?: string): void {
     this.write('info', message, context);
@@ -48,4 +63,28 @@ export class AppLogger implements LoggerService {
       this.pinoLogger[level]({ context, ...(stack ? { stack } : {}) }, String(message));
     }
   }
+}
+
+let processLogger: AppLogger | undefined;
+
+/**
+ * The logger of this process, made once and set as Nest's static logger, so every line — the ones logged
+ * before an application exists (the embedded database, start-up failures) included — is one JSON object.
+ * Entry points call it first; the level may be raised once the configuration is read.
+ */
+export function useProcessLogger(level = 'info'): AppLogger {
+  if (!processLogger) {
+    processLogger = new AppLogger(createPinoLogger(level));
+    NestLogger.overrideLogger(processLogger);
+  } else {
+    processLogger.pinoLogger.level = level;
+  }
+  return processLogger;
+}
+
+/** Logs why the process cannot go on (one JSON line) and exits with status 1. */
+export function exitWithError(msg: string, error?: unknown): never {
+  const logger = useProcessLogger();
+  logger.pinoLogger.fatal(error === undefined ? { msg } : { msg, err: error });
+  process.exit(1);
 }

@@ -14,6 +14,7 @@ import { IndexedItem, settleInSavepoints } from '../batch/batch-savepoints';
 import { DeliveryAddressesService } from '../delivery-addresses/delivery-addresses.service';
 import { AppException } from '../problem/app-exception';
 import type { ExpectedVersions, Order, PricedLine, RequestedLine } from './domain/order';
+import { totalViolation } from './domain/order-lines';
 import { OrderActionsService } from './order-actions.service';
 import { OrderItemsService } from './order-items.service';
 import { OrderLinesPricer } from './order-lines.service';
@@ -53,10 +54,17 @@ export class OrderBatchService {
         { shareStock: false },
         db,
       );
-      const refused = itemFailuresOf(violations, (i) => ({ productId: items[i].productId }));
+      // Each item is an order of its own: its one line's total must fit the money column.
+      const pricedByItem = pricedItems(items.length, itemFailuresOf(violations), priced);
+      const totals = pricedByItem.flatMap(({ index, item }) => {
+        const violation = totalViolation([item], `${itemFieldPrefix(index)}quantity`);
+        return violation ? [violation] : [];
+      });
+      const refused = itemFailuresOf([...violations, ...totals], (i) => ({ productId: items[i].productId }));
+      const refusedIndexes = new Set(refused.map((r) => r.index));
       const written = await settleInSavepoints(
         db,
-        pricedItems(items.length, refused, priced),
+        pricedByItem.filter(({ index }) => !refusedIndexes.has(index)),
         (savepoint, lines) =>
           this.orders.insertSingleLineOrders(savepoint, caller.userId, lines, deliveryAddress),
       );

@@ -40,6 +40,7 @@ export class OrderEditingService {
       this.lines.price(draft.items ?? [], itemFieldPrefix),
       draft.deliveryAddress ?? this.addresses.defaultAddressOf(customerId),
     ]);
+    this.lines.assertStorableTotal(priced);
     if (customerId !== caller.userId) await this.users.ensureCustomer(customerId);
     return this.orders.insert({ customerId, deliveryAddress, note: draft.note }, priced);
   }
@@ -48,6 +49,7 @@ export class OrderEditingService {
   replace(caller: Caller, orderId: string, draft: OrderDraft, expected?: ExpectedVersions): Promise<Order> {
     return this.changes.run(caller, orderId, 'replace', expected, async (db, order) => {
       const priced = await this.lines.price(draft.items ?? [], itemFieldPrefix, db);
+      this.lines.assertStorableTotal(priced);
       await this.orders.replaceLines(db, order.orderId, priced);
       return { fields: { deliveryAddress: draft.deliveryAddress ?? null, note: draft.note ?? null } };
     });

@@ -30,9 +30,9 @@ export class OrderItemsService {
       const productId = line.productId.toLowerCase();
       const held = quantitiesByProduct(current.items).find((q) => q.productId === productId)?.quantity ?? 0;
       const [checked] = await this.lines.price([{ productId, quantity: held + line.quantity }], () => '', db);
-      [itemId] = await this.orders.insertLines(db, current.orderId, [
-        { ...checked, quantity: line.quantity },
-      ]);
+      const added = { ...checked, quantity: line.quantity };
+      this.lines.assertStorableTotal([...current.items, added]);
+      [itemId] = await this.orders.insertLines(db, current.orderId, [added]);
     });
     return { order, item: order.items.find((i) => i.itemId === itemId) as OrderLine };
   }
@@ -68,11 +68,9 @@ export class OrderItemsService {
         return { productId, quantity: already + line.quantity };
       });
       const priced = await this.lines.price(wanted, itemFieldPrefix, db);
-      itemIds = await this.orders.insertLines(
-        db,
-        current.orderId,
-        priced.map((line, i) => ({ ...line, quantity: lines[i].quantity })),
-      );
+      const added = priced.map((line, i) => ({ ...line, quantity: lines[i].quantity }));
+      this.lines.assertStorableTotal([...current.items, ...added]);
+      itemIds = await this.orders.insertLines(db, current.orderId, added);
     });
     return { order, itemIds };
   }

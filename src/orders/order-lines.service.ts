@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { AppException } from '../problem/app-exception';
 import { ProductStockService } from '../products/product-stock.service';
 import type { PricedLine, RequestedLine } from './domain/order';
-import { checkLines, LineCheck, productIdsOf } from './domain/order-lines';
+import { checkLines, LineCheck, productIdsOf, totalViolation } from './domain/order-lines';
 
 /**
  * Prices requested lines from the catalogue (one read for all of them, through the products module) by
@@ -22,6 +22,12 @@ export class OrderLinesPricer {
     const { priced, violations } = await this.check(lines, fieldOf, {}, db);
     if (violations.length > 0) throw AppException.validation(violations);
     return priced;
+  }
+
+  /** 400 VALIDATION_ERROR (MAX on `items`) when lines would make a total the order cannot store. */
+  assertStorableTotal(lines: ReadonlyArray<{ unitPrice: string; quantity: number }>): void {
+    const violation = totalViolation(lines, 'items');
+    if (violation) throw AppException.validation([violation]);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
+import { QueryNumber } from '../validation/query-number.decorator';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -8,13 +8,13 @@ export const MAX_PAGE_SIZE = 100;
 /** `page` (first is 1) and `size` (1–100) of every offset-paged list (contract, List query parameters). */
 export class OffsetPageQuery {
   @ApiPropertyOptional({ minimum: 1, default: 1, description: 'Page number, first is 1.' })
-  @Type(() => Number)
+  @QueryNumber()
   @IsInt()
   @Min(1)
   page: number = 1;
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
-  @Type(() => Number)
+  @QueryNumber()
   @IsInt()
   @Min(1)
   @Max(MAX_PAGE_SIZE)

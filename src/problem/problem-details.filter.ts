@@ -1,7 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
+import { safeError } from '../logging/app-logger';
 import { currentTrace } from '../tracing/trace-context';
 import { AppException } from './app-exception';
+import { isDependencyUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from './dependency-errors';
 import { formatByteSize } from './byte-size';
 import { ErrorCode } from './error-codes';
 import { Language, resolveLanguage } from './language';
@@ -79,7 +81,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const appException = this.toAppException(exception, request);
     const trace = request.trace ?? currentTrace();
 
-    if (appException.status >= 500 && !(exception instanceof AppException)) {
+    if (appException.code === 'INTERNAL_ERROR' && !(exception instanceof AppException)) {
       this.logger.error(
         {
           msg: 'request failed',
@@ -91,10 +93,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
         undefined,
       );
     } else if (appException.status >= 500) {
-      // Raised on purpose (e.g. a dependency is down): worth a line, not a stack trace.
+      // Raised on purpose, or a dependency is down: worth a line with the cause's code, not a stack trace.
       this.logger.warn({
         msg: 'request refused',
         code: appException.code,
+        cause: exception instanceof AppException ? undefined : safeError(exception).code,
         url: request.url,
         traceId: trace?.traceId,
       });
@@ -113,11 +116,25 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   toAppException(exception: unknown, request: FastifyRequest): AppException {
     if (exception instanceof AppException) return exception;
     const status = frameworkStatus(exception);
-    if (status === undefined) return new AppException('INTERNAL_ERROR');
+    if (status === undefined) {
+      return isDependencyUnavailable(exception)
+        ? new AppException('SERVICE_UNAVAILABLE', {
+            headers: { 'retry-after': UNAVAILABLE_RETRY_AFTER_SECONDS },
+          })
+        : new AppException('INTERNAL_ERROR');
+    }
     if (status === 404) return this.notFound(request);
     if (status === 413) {
       const limit = request.routeOptions.bodyLimit ?? request.server.initialConfig.bodyLimit;
       return new AppException('PAYLOAD_TOO_LARGE', { args: { max: formatByteSize(limit ?? 0) } });
+    }
+    if (status === 415) {
+      // Fastify has no parser for the body's type: say what the route reads (uploads declare multipart).
+      const multipart = (request.routeOptions.config as { multipartForm?: boolean } | undefined)
+        ?.multipartForm;
+      return new AppException('UNSUPPORTED_MEDIA_TYPE', {
+        args: { accepted: multipart ? 'multipart/form-data' : 'application/json' },
+      });
     }
     const code = this.codeFor(status);
     const headers = status === 401 ? { 'www-authenticate': 'Bearer' } : undefined;

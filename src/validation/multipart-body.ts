@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { AppException, ViolationInput } from '../problem/app-exception';
 import { formatByteSize } from '../problem/byte-size';
-import { Consumes } from './content-type.decorator';
+import { Consumes, JSON_MEDIA_TYPE, unsupportedMediaType } from './content-type.decorator';
 import { ValidationPipe } from './validation.pipe';
 
 export const MULTIPART_FORM_DATA = 'multipart/form-data';
@@ -47,7 +47,7 @@ export async function registerMultipartBodies(fastify: FastifyInstance): Promise
   fastify.addHook('preValidation', (request, _reply, done) => {
     if (request.is404 || !request.isMultipart()) return done();
     if (request.routeOptions.config.multipartForm !== true)
-      return done(new AppException('UNSUPPORTED_MEDIA_TYPE'));
+      return done(unsupportedMediaType([JSON_MEDIA_TYPE]));
     if (!/;\s*boundary=/i.test(request.headers['content-type'] ?? '')) return done(invalidMultipart());
     done();
   });

@@ -1,75 +1,22 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
-import { ClassConstructor, plainToInstance } from 'class-transformer';
-import { validate, ValidatorOptions } from 'class-validator';
-import { AppException, ViolationInput } from '../problem/app-exception';
-import { childPath, toViolations } from './violations';
-
-/** Parameter types that are plain values, not DTOs; everything else with a class type is validated. */
-const NOT_DTOS: ReadonlySet<unknown> = new Set([String, Number, Boolean, Array, Object, Date, Buffer]);
-
-function isDtoClass(metatype: unknown): metatype is ClassConstructor<object> {
-  return typeof metatype === 'function' && !NOT_DTOS.has(metatype);
-}
+import { AppException } from '../problem/app-exception';
+import { isDtoClass, validateDto } from './dto-validation';
+import { validatedInput } from './validated-inputs';
 
 /**
- * Unknown fields are violations (UNKNOWN_FIELD) at any depth. `forbidUnknownValues` stays off: with the
- * whitelist on, an object of an undecorated class can carry no field anyway, and an empty DTO class (a body
- * that must be `{}`) stays usable.
- */
-const VALIDATOR_OPTIONS: ValidatorOptions = {
-  whitelist: true,
-  forbidNonWhitelisted: true,
-  forbidUnknownValues: false,
-  // target and value stay in the errors (the violation mapper reads them); they never reach a response.
-  validationError: { target: true, value: true },
-};
-
-/**
- * The global pipe of every `@Body()`, `@Query()` and `@Param()` typed with a DTO class: turns the plain
- * input into the DTO (class-transformer: `@Type`, `@ToArray`) and validates it (class-validator), reporting
- * every invalid field at once as one 400 VALIDATION_ERROR. Custom parameter decorators are left alone.
+ * The global pipe of every `@Body()` and `@Query()` typed with a DTO class. On HTTP routes the request
+ * validation guard has already built and checked the DTOs (every problem of the request at once); the pipe
+ * hands them over. Elsewhere (a multipart form's text parts) it turns the plain input into the DTO and
+ * validates it itself: an absent input is an empty object, so each required field is reported.
  */
 @Injectable()
 export class ValidationPipe implements PipeTransform<unknown> {
   async transform(value: unknown, { type, metatype, data }: ArgumentMetadata): Promise<unknown> {
     if (type === 'custom' || !isDtoClass(metatype)) return value;
-    const root = data ?? '';
-    // An absent body (no body, or an empty one) is an empty object: each required field is reported.
-    const input = value === undefined ? {} : value;
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-      throw AppException.validation([{ field: root, code: 'INVALID_TYPE', args: { type: 'object' } }]);
-    }
-    const dto = plainToInstance(metatype, input);
-    const errors = await validate(dto, VALIDATOR_OPTIONS);
-    const reported = toViolations(errors, root);
-    const fields = new Set(reported.map((v) => v.field));
-    // One violation per field: a field already reported keeps its own.
-    const violations = [
-      ...reported,
-      ...nulCharacterViolations(input, root).filter((v) => !fields.has(v.field)),
-    ];
-    if (violations.length > 0) throw AppException.validation(violations);
-    return dto;
+    const validated = validatedInput(type, data);
+    if (validated.found) return validated.value;
+    const outcome = validateDto(metatype, value === undefined ? {} : value, data ?? '');
+    if (!outcome.ok) throw AppException.validation(outcome.violations);
+    return outcome.value;
   }
-}
-
-/**
- * Strings holding U+0000, wherever they are: PostgreSQL text cannot store the character, so letting one
- * through would fail the statement (a 500) instead of naming the field.
- */
-function nulCharacterViolations(value: unknown, path: string): ViolationInput[] {
-  if (typeof value === 'string') {
-    return value.includes('\u0000')
-      ? [{ field: path, code: 'INVALID_FORMAT', args: { format: 'text without U+0000' } }]
-      : [];
-  }
-  if (Array.isArray(value)) {
-    return value.flatMap((item, i) => nulCharacterViolations(item, childPath(path, String(i), true)));
-  }
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).flatMap(([key, item]) =>
-      nulCharacterViolations(item, childPath(path, key, false)),
-    );
-  }
-  return [];
 }

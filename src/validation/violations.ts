@@ -71,6 +71,12 @@ const itemsBound =
       ? { code, args: { [arg]: numberArg(bound ?? failure.constraints[0]) } }
       : { code: 'INVALID_TYPE', args: { type: 'array' }, typeInferred: true };
 
+/** `@IsNumber({ maxDecimalPlaces: 2 })` → `0.00`: the notation names the rule in any language. */
+function decimalsFormat(options: unknown): string {
+  const places = (options as { maxDecimalPlaces?: number } | undefined)?.maxDecimalPlaces ?? 0;
+  return places > 0 ? `0.${'0'.repeat(places)}` : '0';
+}
+
 function patternFormat(failure: ConstraintFailure): MappedViolation {
   const [pattern] = failure.constraints;
   const format = pattern instanceof RegExp ? pattern.source : String(pattern);
@@ -89,7 +95,11 @@ const RULES: Record<string, ViolationRule> = {
   [ValidationTypes.NESTED_VALIDATION]: (failure) =>
     invalidType(failure.each && !Array.isArray(failure.value) ? 'array' : 'object')(failure),
   isInt: invalidType('integer'),
-  isNumber: invalidType('number'),
+  // A number that only breaks the decimals rule (`@IsNumber({ maxDecimalPlaces })`) is a format problem.
+  isNumber: (failure) =>
+    judgedValues(failure).every((value) => typeof value === 'number' && Number.isFinite(value))
+      ? { code: 'INVALID_FORMAT', args: { format: decimalsFormat(failure.constraints[0]) } }
+      : invalidType('number')(failure),
   isString: invalidType('string'),
   isBoolean: invalidType('boolean'),
   isArray: invalidType('array'),

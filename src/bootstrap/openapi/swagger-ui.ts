@@ -63,6 +63,8 @@ export function serveSwaggerUi(fastify: FastifyInstance, base: string, documentU
   const html = page(base);
   const script = initializer(documentUrl);
   fastify.get(base, async (_request, reply) => reply.type('text/html; charset=utf-8').send(html));
+  // The address people type with a slash leads to the same page (the router tells the two apart).
+  fastify.get(`${base}/`, async (_request, reply) => reply.redirect(base, 301));
   fastify.get(`${base}/swagger-initializer.js`, async (_request, reply) =>
     reply.type('application/javascript; charset=utf-8').send(script),
   );

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
 import { AliasRoute } from '../../http/alias-route';
-import { IdempotencyKeyRefused } from '../../idempotency/idempotency-key-refused.guard';
+import { IdempotencyKeyRefused } from '../../idempotency/idempotency-key-refused.decorator';
 import {
   ApiEndpoint,
   ApiMultipartFile,

@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
-import { IdempotencyKeyRefused } from '../../idempotency/idempotency-key-refused.guard';
+import { IdempotencyKeyRefused } from '../../idempotency/idempotency-key-refused.decorator';
 import {
   ApiEndpoint,
   ApiMultipartFile,

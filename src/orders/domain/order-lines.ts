@@ -13,8 +13,36 @@ export interface CatalogueEntry {
 /** Why a line cannot be ordered: a violation of one of its fields (DECISIONS "Orders"). */
 export interface LineViolation {
   field: string;
-  code: 'PRODUCT_NOT_FOUND' | 'PRODUCT_DISCONTINUED' | 'PRODUCT_OUT_OF_STOCK' | 'INSUFFICIENT_STOCK';
-  args?: Record<string, number>;
+  code: 'PRODUCT_NOT_FOUND' | 'PRODUCT_DISCONTINUED' | 'PRODUCT_OUT_OF_STOCK' | 'INSUFFICIENT_STOCK' | 'MAX';
+  args?: Record<string, number | string>;
+}
+
+/** The largest order total the money column holds: numeric(12,2). */
+export const MAX_ORDER_TOTAL = '9999999999.99';
+const MAX_ORDER_TOTAL_CENTS = 999_999_999_999n;
+
+/** Decimal text with at most 2 decimals (prices as stored) in integer cents, exactly. */
+function cents(amount: string): bigint {
+  const [units, fraction = ''] = amount.split('.');
+  return BigInt(units) * 100n + BigInt(fraction.padEnd(2, '0').slice(0, 2));
+}
+
+/** Sum of unit price × quantity of lines, in cents. */
+export function totalCents(lines: ReadonlyArray<{ unitPrice: string; quantity: number }>): bigint {
+  return lines.reduce((sum, line) => sum + cents(line.unitPrice) * BigInt(line.quantity), 0n);
+}
+
+/**
+ * A total the order could not store (DECISIONS "Errors": beyond the money column, 400 with a MAX
+ * violation), on `field`: the order's `items`, or one batch item's `items[i].quantity`.
+ */
+export function totalViolation(
+  lines: ReadonlyArray<{ unitPrice: string; quantity: number }>,
+  field: string,
+): LineViolation | undefined {
+  return totalCents(lines) > MAX_ORDER_TOTAL_CENTS
+    ? { field, code: 'MAX', args: { max: MAX_ORDER_TOTAL } }
+    : undefined;
 }
 
 export interface LineCheck {

@@ -2,10 +2,11 @@ import { applyDecorators, Body, HttpCode, Post, Req, Res } from '@nestjs/common'
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
-import { CurrentCaller } from '../../auth/decorators';
+import { CurrentCaller, Roles } from '../../auth/decorators';
 import { ifMatchVersions } from '../../http/conditional-requests';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
+import { OptionalBody } from '../../validation/body-rules';
 import { UuidParam } from '../../validation/uuid-param.decorator';
 import { VersionedController } from '../../versioning/api-version';
 import type { ActionParams } from '../domain/order';
@@ -19,13 +20,17 @@ import { sendOrder } from './order.view';
 
 /**
  * The route of an action of the state table: `POST /orders/{orderId}/<action>`, 200 with the order,
- * idempotent, honouring If-Match; its description and error codes come from the table's row.
+ * idempotent, honouring If-Match; its description, error codes and (for admin-only actions) the role
+ * check come from the table's row.
  */
 function ActionRoute(
   action: OrderAction,
   operation: { operationId: string; summary: string },
 ): MethodDecorator {
+  const transition = ORDER_TRANSITIONS[action];
   return applyDecorators(
+    // An admin-only action refuses others before anything else is looked at (the service checks again).
+    ...(transition.permission === 'ADMIN' ? [Roles('ADMIN')] : []),
     Post(`:orderId/${action}`),
     HttpCode(200),
     Idempotent(),
@@ -33,7 +38,7 @@ function ActionRoute(
       ...operation,
       conditional: 'write',
       description: describeAction(action),
-      errors: [...WRITE_ERRORS, ...transitionErrors(ORDER_TRANSITIONS[action])],
+      errors: [...WRITE_ERRORS, ...transitionErrors(transition)],
       type: OrderResponse,
     }),
   );
@@ -91,6 +96,7 @@ export class OrderActionsController {
     operationId: 'refundOrder',
     summary: 'Refund a shipped or delivered order (admin)',
   })
+  @OptionalBody()
   refund(
     @CurrentCaller() caller: Caller,
     @UuidParam('orderId') orderId: string,

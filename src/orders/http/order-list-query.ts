@@ -1,25 +1,20 @@
-import { AppException, ViolationInput } from '../../problem/app-exception';
 import { DEFAULT_PAGE_SIZE } from '../../paging/offset-page';
 import {
   DEFAULT_SORT,
   OffsetPaging,
   OrderFilter,
   OrderListCriteria,
-  SORT_FIELDS,
   SortField,
   SortKey,
 } from '../domain/order-list-criteria';
 import { ListOrdersQuery, SearchOrdersRequest } from './dto/order-list.dto';
 
-const SORT_PARAMETER = /^(\w+),(asc|desc)$/;
-
 /**
- * The GET list's query string as criteria: `sort=<field>,<dir>` values parsed, ranges checked, `cursor`
- * selecting cursor paging (and excluding `page`). Every problem of the query in one 400.
+ * The GET list's query string as criteria: `sort=<field>,<dir>` values parsed, `cursor` selecting cursor
+ * paging. The DTO has already been validated, cross-field rules included (ranges, `cursor` with `page`,
+ * sort keys), so this only maps.
  */
 export function listCriteria(query: ListOrdersQuery): OrderListCriteria {
-  const violations: ViolationInput[] = [];
-  const sort = parseSort(query.sort, violations);
   const filter: OrderFilter = {
     statuses: query.status,
     customerIds: query.customerId ? [query.customerId.toLowerCase()] : undefined,
@@ -29,15 +24,10 @@ export function listCriteria(query: ListOrdersQuery): OrderListCriteria {
     amountTo: query.amountTo,
     q: query.q,
   };
-  checkRanges(filter, { dateFrom: 'dateFrom', amountFrom: 'amountFrom' }, violations);
-  if (query.cursor !== undefined && query.page !== undefined) {
-    violations.push({ field: 'cursor', code: 'INVALID_QUERY' });
-  }
-  if (violations.length > 0) throw AppException.validation(violations);
   const size = query.size ?? DEFAULT_PAGE_SIZE;
   return {
     filter,
-    sort,
+    sort: query.sort?.length ? query.sort.map(sortKey) : [...DEFAULT_SORT],
     paging:
       query.cursor !== undefined
         ? { kind: 'cursor', cursor: query.cursor, size }
@@ -47,12 +37,9 @@ export function listCriteria(query: ListOrdersQuery): OrderListCriteria {
 
 /** The POST /orders/search body as criteria (always an offset page). */
 export function searchCriteria(body: SearchOrdersRequest): OrderListCriteria & { paging: OffsetPaging } {
-  const violations: ViolationInput[] = [];
   const sort: SortKey[] = body.sort?.length
     ? body.sort.map((s) => ({ field: s.field, direction: s.direction === 'ASC' ? 'asc' : 'desc' }))
     : [...DEFAULT_SORT];
-  if (new Set(sort.map((s) => s.field)).size !== sort.length)
-    violations.push({ field: 'sort', code: 'INVALID_QUERY' });
   const filter: OrderFilter = {
     statuses: body.statuses,
     customerIds: body.customerIds?.map((id) => id.toLowerCase()),
@@ -64,8 +51,6 @@ export function searchCriteria(body: SearchOrdersRequest): OrderListCriteria & {
     regionIds: body.customer?.regionIds,
     segment: body.customer?.segment,
   };
-  checkRanges(filter, { dateFrom: 'dateRange.from', amountFrom: 'totalAmount.from' }, violations);
-  if (violations.length > 0) throw AppException.validation(violations);
   return {
     filter,
     sort,
@@ -73,38 +58,8 @@ export function searchCriteria(body: SearchOrdersRequest): OrderListCriteria & {
   };
 }
 
-function parseSort(values: string[] | undefined, violations: ViolationInput[]): SortKey[] {
-  if (!values?.length) return [...DEFAULT_SORT];
-  const sort: SortKey[] = [];
-  values.forEach((value, index) => {
-    const match = SORT_PARAMETER.exec(value);
-    const field = match?.[1];
-    if (
-      !match ||
-      !(SORT_FIELDS as readonly string[]).includes(field as string) ||
-      sort.some((s) => s.field === field)
-    ) {
-      violations.push({ field: values.length > 1 ? `sort[${index}]` : 'sort', code: 'INVALID_QUERY' });
-      return;
-    }
-    sort.push({ field: field as SortField, direction: match[2] as 'asc' | 'desc' });
-  });
-  return sort;
-}
-
-function checkRanges(
-  filter: OrderFilter,
-  fields: { dateFrom: string; amountFrom: string },
-  violations: ViolationInput[],
-): void {
-  if (filter.dateFrom && filter.dateTo && filter.dateFrom > filter.dateTo) {
-    violations.push({ field: fields.dateFrom, code: 'INVALID_RANGE' });
-  }
-  if (
-    filter.amountFrom !== undefined &&
-    filter.amountTo !== undefined &&
-    filter.amountFrom > filter.amountTo
-  ) {
-    violations.push({ field: fields.amountFrom, code: 'INVALID_RANGE' });
-  }
+/** `createdAt,desc` → a sort key (the DTO's `@SortKeys` checked the form and the field). */
+function sortKey(value: string): SortKey {
+  const [field, direction] = value.split(',');
+  return { field: field as SortField, direction: direction as 'asc' | 'desc' };
 }

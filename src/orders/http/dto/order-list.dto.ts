@@ -23,6 +23,8 @@ import { MAX_PAGE_SIZE } from '../../../paging/offset-page';
 import { ToArray } from '../../../validation/to-array.decorator';
 import { ORDER_STATUSES, type OrderStatus } from '../../domain/order-status';
 import { SORT_FIELDS } from '../../domain/order-list-criteria';
+import { NotAbove, NotWith, SortKeys, UniqueBy } from '../../../validation/cross-field';
+import { QueryNumber } from '../../../validation/query-number.decorator';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_FORMAT = { context: { format: 'YYYY-MM-DD' } };
@@ -47,6 +49,7 @@ export class ListOrdersQuery {
   @IsUUID()
   customerId?: string;
 
+  @NotAbove('dateTo')
   @ApiPropertyOptional({ format: 'date', description: 'Inclusive, UTC calendar date of createdAt.' })
   @IsOptional()
   @Matches(DATE, DATE_FORMAT)
@@ -59,16 +62,17 @@ export class ListOrdersQuery {
   @IsISO8601({ strict: true }, DATE_FORMAT)
   dateTo?: string;
 
+  @NotAbove('amountTo')
   @ApiPropertyOptional({ minimum: 0, description: 'Inclusive lower bound of totalAmount.' })
   @IsOptional()
-  @Type(() => Number)
+  @QueryNumber()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   amountFrom?: number;
 
   @ApiPropertyOptional({ minimum: 0, description: 'Inclusive upper bound of totalAmount.' })
   @IsOptional()
-  @Type(() => Number)
+  @QueryNumber()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   amountTo?: number;
@@ -83,6 +87,7 @@ export class ListOrdersQuery {
   @Length(1, 200)
   q?: string;
 
+  @SortKeys(SORT_FIELDS)
   @ApiPropertyOptional({
     isArray: true,
     type: String,
@@ -103,19 +108,20 @@ export class ListOrdersQuery {
       'use `cursor` to walk far into a large list.',
   })
   @IsOptional()
-  @Type(() => Number)
+  @QueryNumber()
   @IsInt()
   @Min(1)
   page?: number;
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 })
   @IsOptional()
-  @Type(() => Number)
+  @QueryNumber()
   @IsInt()
   @Min(1)
   @Max(MAX_PAGE_SIZE)
   size?: number;
 
+  @NotWith('page')
   @ApiPropertyOptional({
     description:
       'Opaque; selects cursor paging (empty for the first chunk). Pass back nextCursor/prevCursor as issued.',
@@ -127,6 +133,7 @@ export class ListOrdersQuery {
 }
 
 export class DateRangeDto {
+  @NotAbove('to')
   @ApiPropertyOptional({ format: 'date' })
   @IsOptional()
   @Matches(DATE, DATE_FORMAT)
@@ -141,6 +148,7 @@ export class DateRangeDto {
 }
 
 export class AmountRangeDto {
+  @NotAbove('to')
   @ApiPropertyOptional({ minimum: 0 })
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false })
@@ -218,6 +226,7 @@ export class SearchOrdersRequest {
   @Type(() => AmountRangeDto)
   totalAmount?: AmountRangeDto;
 
+  @UniqueBy('field')
   @ApiPropertyOptional({ type: [SortSpecDto] })
   @IsOptional()
   @IsArray()

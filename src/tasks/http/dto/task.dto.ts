@@ -1,8 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsISO8601, Matches } from 'class-validator';
 import { ERROR_CODE_NAMES, type ErrorCode } from '../../../problem/error-codes';
+import { NotAbove, WithinDaysOf } from '../../../validation/cross-field';
 import {
   EXPORT_FORMATS,
+  MAX_REPORT_DAYS,
   type ExportFormat,
   TASK_STATUSES,
   TASK_TYPES,
@@ -21,6 +23,7 @@ export class GenerateReportRequest {
     example: '2026-01-01',
     description: 'First UTC day of order creation, inclusive.',
   })
+  @NotAbove('dateTo')
   @IsDefined()
   @Matches(DATE, DATE_FORMAT)
   @IsISO8601({ strict: true }, DATE_FORMAT)
@@ -31,6 +34,7 @@ export class GenerateReportRequest {
     example: '2026-01-31',
     description: 'Last UTC day, inclusive; not before dateFrom, at most 366 days in all.',
   })
+  @WithinDaysOf('dateFrom', MAX_REPORT_DAYS)
   @IsDefined()
   @Matches(DATE, DATE_FORMAT)
   @IsISO8601({ strict: true }, DATE_FORMAT)

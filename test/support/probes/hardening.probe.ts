@@ -1,0 +1,27 @@
+import { Get, Module, Query } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { VersionedController } from '../../../src/versioning/api-version';
+
+export const HARDENING_PROBE_PATH = '/api/v1/hardening-probe';
+
+/** Test-only routes that make the database fail the ways production can: slow, or not there. */
+@VersionedController('hardening-probe', 1)
+class HardeningProbeController {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** A statement that runs `ms` milliseconds: past the statement timeout, PostgreSQL cancels it. */
+  @Get('sleep')
+  async sleep(@Query('ms') ms: string): Promise<{ slept: number }> {
+    await this.dataSource.query('SELECT pg_sleep($1::int / 1000.0)', [Number(ms)]);
+    return { slept: Number(ms) };
+  }
+
+  /** The error pg raises when the server refuses connections (it is down or restarting). */
+  @Get('unreachable')
+  unreachable(): never {
+    throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  }
+}
+
+@Module({ controllers: [HardeningProbeController] })
+export class HardeningProbeModule {}
