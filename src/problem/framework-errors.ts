@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { startSpan } from '../tracing/trace-context';
+import { serverTrace } from '../tracing/trace-context';
 import type { ProblemDetailsFilter } from './problem-details.filter';
 
 /**
@@ -12,7 +12,7 @@ import type { ProblemDetailsFilter } from './problem-details.filter';
 export function renderFrameworkErrors(problems: () => ProblemDetailsFilter | undefined) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     const header = request.headers.traceparent;
-    request.trace = startSpan(Array.isArray(header) ? header[0] : header);
+    request.trace = serverTrace(Array.isArray(header) ? header[0] : header, request.method, undefined);
     void reply.header('traceparent', request.trace.traceparent);
     const filter = problems();
     if (filter) filter.respond(error, request, reply);
