@@ -75,6 +75,7 @@ describe.each(OVERLAYS)('deploy/k8s/overlays/$name', ({ dir }) => {
         'PodDisruptionBudget',
         'NetworkPolicy',
         'ServiceMonitor',
+        'PrometheusRule',
       ]),
     );
     const failures = resources.flatMap((r) => {

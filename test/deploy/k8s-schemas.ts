@@ -1,6 +1,6 @@
 /**
  * JSON Schemas of the Kubernetes objects deploy/k8s renders, for the fields these manifests use, written from
- * the Kubernetes API reference (v1.32) and the Prometheus Operator's ServiceMonitor CRD (monitoring.coreos.com/v1).
+ * the Kubernetes API reference (v1.32) and the Prometheus Operator's ServiceMonitor and PrometheusRule CRDs (monitoring.coreos.com/v1).
  * Every object is closed (`additionalProperties: false`): a misspelt or misplaced field fails, as it would with
  * `kubectl apply --validate=strict`. Types, enums and formats follow the API (`quantity` and `int-or-string`
  * as @kubernetes-models/validate defines them). A field the manifests start using must be added here.
@@ -399,6 +399,40 @@ const serviceMonitor = kind(
   ),
 );
 
+const prometheusRule = kind(
+  'monitoring.coreos.com/v1',
+  'PrometheusRule',
+  obj(
+    {
+      groups: arrayOf(
+        obj(
+          {
+            name: nonEmpty,
+            interval: duration,
+            rules: arrayOf(
+              obj(
+                {
+                  alert: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+                  record: str,
+                  expr: nonEmpty,
+                  for: duration,
+                  labels: mapOf(str),
+                  annotations: mapOf(str),
+                },
+                ['expr'],
+              ),
+              1,
+            ),
+          },
+          ['name', 'rules'],
+        ),
+        1,
+      ),
+    },
+    ['groups'],
+  ),
+);
+
 /** Schemas by `apiVersion/kind`; a rendered kind missing here fails validation as unknown. */
 export const KUBERNETES_SCHEMAS: Record<string, Schema> = {
   'apps/v1/Deployment': deployment,
@@ -410,4 +444,5 @@ export const KUBERNETES_SCHEMAS: Record<string, Schema> = {
   'v1/Secret': secret,
   'networking.k8s.io/v1/NetworkPolicy': networkPolicy,
   'monitoring.coreos.com/v1/ServiceMonitor': serviceMonitor,
+  'monitoring.coreos.com/v1/PrometheusRule': prometheusRule,
 };
