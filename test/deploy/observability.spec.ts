@@ -23,10 +23,12 @@ async function exposed(): Promise<{ series: Set<string>; labels: Set<string> }> 
   const series = new Set<string>(PROMETHEUS_SERIES);
   const labels = new Set<string>(TARGET_LABELS);
   for (const metric of await metrics.registry.getMetricsAsJSON()) {
+    // prom-client's MetricType is a string enum: compare its text.
+    const type = String(metric.type);
     const suffixes =
-      metric.type === 'histogram'
+      type === 'histogram'
         ? ['_bucket', '_sum', '_count']
-        : metric.type === 'summary'
+        : type === 'summary'
           ? ['', '_sum', '_count']
           : [''];
     for (const suffix of suffixes) series.add(`${metric.name}${suffix}`);
