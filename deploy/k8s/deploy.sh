@@ -12,8 +12,9 @@ kubectl apply -f "$rendered" -l app.kubernetes.io/component=config
 # A Job's template cannot change: the previous release's Job goes before this release's runs.
 kubectl delete -f "$rendered" -l app.kubernetes.io/component=migrations --ignore-not-found --wait=true
 kubectl apply -f "$rendered" -l app.kubernetes.io/component=migrations
-job="$(kubectl get -f "$rendered" -l app.kubernetes.io/component=migrations -o name)"
-namespace="$(kubectl get -f "$rendered" -l app.kubernetes.io/component=migrations -o jsonpath='{.metadata.namespace}')"
+job=job/order-service-migrate
+# Every object of an overlay is in its one namespace (kustomize prints it under metadata, two spaces in).
+namespace="$(sed -n 's/^  namespace: //p' "$rendered" | head -1)"
 for _ in $(seq 1 180); do
   succeeded="$(kubectl get -n "$namespace" "$job" -o jsonpath='{.status.succeeded}')"
   failed="$(kubectl get -n "$namespace" "$job" -o jsonpath='{.status.conditions[?(@.type=="Failed")].status}')"

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { HARD_STOP_MS } from '../../src/bootstrap/runtime';
@@ -258,6 +259,39 @@ describe.each(['dev', 'prod'])('deploy/k8s/overlays/%s policy', (overlay) => {
         'order-service-secrets',
       ]);
     }
+  });
+});
+
+describe('deploy/k8s/deploy.sh', () => {
+  const script = readFileSync(path.join(ROOT, 'deploy/k8s/deploy.sh'), 'utf8');
+  const resources = render(path.join(ROOT, 'deploy/k8s/overlays/prod'));
+  const component = (r: Manifest) => r.metadata.labels?.['app.kubernetes.io/component'];
+
+  it('is valid bash', () => {
+    expect(() => execFileSync('bash', ['-n', path.join(ROOT, 'deploy/k8s/deploy.sh')])).not.toThrow();
+  });
+
+  it('applies the configuration, then the migrations Job and waits for it, then the rest', () => {
+    const steps = [
+      'kubectl apply -f "$rendered" -l app.kubernetes.io/component=config',
+      'kubectl apply -f "$rendered" -l app.kubernetes.io/component=migrations',
+      '{.status.succeeded}',
+      'kubectl apply -f "$rendered"\n',
+      'kubectl rollout status',
+    ].map((step) => script.indexOf(step));
+    expect(steps.every((at) => at >= 0)).toBe(true);
+    expect([...steps].sort((a, b) => a - b)).toEqual(steps);
+    // The selectors it applies by pick exactly the configuration and the Job.
+    expect(
+      resources
+        .filter((r) => component(r) === 'config')
+        .map((r) => r.kind)
+        .sort(),
+    ).toEqual(['ConfigMap', 'Secret']);
+    expect(
+      resources.filter((r) => component(r) === 'migrations').map((r) => `${r.kind}/${r.metadata.name}`),
+    ).toEqual(['Job/order-service-migrate']);
+    expect(script).toContain('job=job/order-service-migrate');
   });
 });
 
