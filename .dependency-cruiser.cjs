@@ -33,6 +33,7 @@ const CROSS_CUTTING = [
   'rate-limit',
   'redis',
   'storage',
+  'telemetry',
   'tracing',
   'validation',
   'versioning',

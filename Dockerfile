@@ -1,12 +1,13 @@
 # syntax=docker/dockerfile:1
-FROM node:20-bookworm-slim AS build
+# Node 24 LTS in production (Node 20 reached its end of life in April 2026); the code also runs on Node 20.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build --chown=node:node /app/node_modules ./node_modules

@@ -11,6 +11,7 @@ module.exports = {
         '<rootDir>/src/**/*.spec.ts',
         '<rootDir>/migrations/**/*.spec.ts',
         '<rootDir>/test/architecture/**/*.spec.ts',
+        '<rootDir>/test/deploy/**/*.spec.ts',
       ],
       // Trees the dependency-rules spec plants (and removes) may hold *.spec.ts files: never run them.
       testPathIgnorePatterns: ['/node_modules/', '/\\.planted-'],

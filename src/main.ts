@@ -1,3 +1,5 @@
+// First: OpenTelemetry (when on) patches pg, ioredis and http as they are required.
+import { stopTelemetry } from './telemetry/start';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createHttpApp } from './bootstrap/http-app';
@@ -14,6 +16,7 @@ async function bootstrap(): Promise<void> {
   onShutdownSignal(async () => {
     await app.close();
     await embedded?.stop();
+    await stopTelemetry();
   });
   await app.listen({ port: config.http.port, host: config.http.host });
   const logger = new Logger('Main');

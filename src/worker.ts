@@ -1,3 +1,5 @@
+// First: OpenTelemetry (when on) patches pg, ioredis and http as they are required.
+import { stopTelemetry } from './telemetry/start';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { loadConfigOrExit, onShutdownSignal, resolveDatabase } from './bootstrap/runtime';
@@ -17,6 +19,7 @@ export async function runWorker(loaded: AppConfig): Promise<void> {
     await context.close();
     await server.close();
     await embedded?.stop();
+    await stopTelemetry();
   });
   await server.listen({ port: config.http.port, host: config.http.host });
   new Logger('Worker').log(

@@ -33,7 +33,8 @@ export async function resolveDatabase(
   };
 }
 
-const HARD_STOP_MS = 30_000;
+/** The process exits this long after SIGTERM at the latest (the pod's grace period is sized from it). */
+export const HARD_STOP_MS = 30_000;
 
 /**
  * Graceful shutdown on SIGTERM/SIGINT: readiness turns 503, in-flight requests and running jobs finish,

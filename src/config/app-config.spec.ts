@@ -25,6 +25,7 @@ describe('loadConfig', () => {
     [{ LEGACY_STATUS_SUNSET: 'next year' }, 'LEGACY_STATUS_SUNSET'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ TRUST_PROXY: 'sometimes' }, 'TRUST_PROXY'],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
     [{ APP_ROLE: 'worker', REDIS_URL: 'redis://r' }, 'DATABASE_URL'],
     [{ APP_ROLE: 'api', DATABASE_URL: 'postgres://d/x' }, 'REDIS_URL'],
   ])('rejects %j naming %s in one line', (env, setting) => {
@@ -42,6 +43,14 @@ describe('loadConfig', () => {
     expect(load({}).http.trustProxy).toBe(false);
     expect(load({ TRUST_PROXY: 'true' }).http.trustProxy).toBe(true);
     expect(load({ TRUST_PROXY: '1' }).http.trustProxy).toBe(1);
+  });
+
+  it('turns OpenTelemetry traces on only with an OTLP endpoint, named order-service unless told', () => {
+    expect(load({}).telemetry).toEqual({ otlpEndpoint: undefined, serviceName: 'order-service' });
+    expect(
+      load({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318', OTEL_SERVICE_NAME: 'orders-eu' })
+        .telemetry,
+    ).toEqual({ otlpEndpoint: 'http://otel-collector:4318', serviceName: 'orders-eu' });
   });
 
   describe('NODE_ENV=production', () => {

@@ -42,6 +42,13 @@ export interface AppConfig {
   versioning: { legacyStatusSunset: Date };
   idempotency: { ttlSeconds: number };
   cursor: { secret: string };
+  telemetry: TelemetrySettings;
+}
+
+/** OpenTelemetry traces (src/telemetry): exported over OTLP/HTTP when an endpoint is set, else off. */
+export interface TelemetrySettings {
+  otlpEndpoint?: string;
+  serviceName: string;
 }
 
 export class ConfigError extends Error {
@@ -109,6 +116,17 @@ function trustProxy(env: Env): boolean | number {
   if (raw === undefined) return false;
   if (/^\d+$/.test(raw)) return Number(raw);
   return bool(env, 'TRUST_PROXY', false);
+}
+
+/**
+ * Read on its own by src/telemetry before anything else is loaded (instrumentations patch modules as they are
+ * required), and again by loadConfig, which reports a bad value in one line like any other setting.
+ */
+export function telemetrySettings(env: Env = process.env): TelemetrySettings {
+  return {
+    otlpEndpoint: url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http', 'https']),
+    serviceName: str(env, 'OTEL_SERVICE_NAME') ?? 'order-service',
+  };
 }
 
 /** About nine months after the release, as DECISIONS.md suggests for the deprecated status endpoint. */
@@ -198,6 +216,7 @@ export function loadConfig(
     versioning: { legacyStatusSunset: sunset },
     idempotency: { ttlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 7 * 86_400) },
     cursor: { secret: str(env, 'CURSOR_SECRET') ?? secret },
+    telemetry: telemetrySettings(env),
   };
 }
 

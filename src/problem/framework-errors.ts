@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES as STATUS_TEXT } from 'node:http';
 import type { Socket } from 'node:net';
-import { startSpan } from '../tracing/trace-context';
+import { serverTrace, startSpan } from '../tracing/trace-context';
 import { AppException } from './app-exception';
 import { DEFAULT_LANGUAGE } from './language';
 import { PROBLEM_CONTENT_TYPE } from './problem';
@@ -18,7 +18,7 @@ import type { ProblemRenderer } from './problem-renderer';
 export function renderFrameworkErrors(problems: () => ProblemDetailsFilter | undefined) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     const header = request.headers.traceparent;
-    request.trace = startSpan(Array.isArray(header) ? header[0] : header);
+    request.trace = serverTrace(Array.isArray(header) ? header[0] : header, request.method, undefined);
     void reply.header('traceparent', request.trace.traceparent);
     const filter = problems();
     if (filter) filter.respond(error, request, reply);

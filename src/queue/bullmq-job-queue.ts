@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DelayedError, Job, Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
-import { runTraced, TracedJobData, withTrace } from './job-trace';
+import { enqueueTraced, runTraced, TracedJobData, withTrace } from './job-trace';
 import {
   DEFAULT_JOB_ATTEMPTS,
   DEFAULT_JOB_BACKOFF_MS,
@@ -64,12 +64,14 @@ export class BullMqJobQueue extends JobQueue {
   }
 
   async enqueue<T>(queue: string, name: string, data: T, options: EnqueueOptions = {}): Promise<string> {
-    const job = await this.queue(queue).add(name, withTrace(data), {
-      jobId: options.jobId,
-      attempts: options.attempts ?? DEFAULT_JOB_ATTEMPTS,
-      backoff: { type: 'exponential', delay: options.backoffMs ?? DEFAULT_JOB_BACKOFF_MS },
-      ...RETENTION,
-    });
+    const job = await enqueueTraced({ system: this.backend, queue, name }, data, (traced) =>
+      this.queue(queue).add(name, traced, {
+        jobId: options.jobId,
+        attempts: options.attempts ?? DEFAULT_JOB_ATTEMPTS,
+        backoff: { type: 'exponential', delay: options.backoffMs ?? DEFAULT_JOB_BACKOFF_MS },
+        ...RETENTION,
+      }),
+    );
     return job.id ?? options.jobId ?? '';
   }
 
@@ -116,16 +118,20 @@ export class BullMqJobQueue extends JobQueue {
           if (this.closing) interrupt.abort();
           this.running.add(interrupt);
           try {
-            await runTraced(job.data as TracedJobData<unknown>, (payload) =>
-              registration.handler({
-                id: job.id ?? '',
-                queue: queueName,
-                name: job.name,
-                data: payload,
-                attempt: job.attemptsMade + 1,
-                maxAttempts: job.opts.attempts ?? 1,
-                signal: interrupt.signal,
-              }),
+            const attempt = job.attemptsMade + 1;
+            await runTraced(
+              job.data as TracedJobData<unknown>,
+              (payload) =>
+                registration.handler({
+                  id: job.id ?? '',
+                  queue: queueName,
+                  name: job.name,
+                  data: payload,
+                  attempt,
+                  maxAttempts: job.opts.attempts ?? 1,
+                  signal: interrupt.signal,
+                }),
+              { system: this.backend, queue: queueName, name: job.name, id: job.id, attempt },
             );
           } catch (error: unknown) {
             if (!(error instanceof JobInterrupted)) throw error;

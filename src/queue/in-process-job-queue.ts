@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { runTraced, TracedJobData, withTrace } from './job-trace';
+import { enqueueTraced, runTraced, TracedJobData } from './job-trace';
 import {
   DEFAULT_JOB_ATTEMPTS,
   DEFAULT_JOB_BACKOFF_MS,
@@ -49,16 +49,18 @@ export class InProcessJobQueue extends JobQueue {
     if (this.closed) throw new Error('queue is closed');
     const id = options.jobId ?? randomUUID();
     if (this.states.has(id)) return id;
-    this.push({
-      id,
-      queue,
-      name,
-      data: withTrace(data),
-      attempt: 1,
-      maxAttempts: options.attempts ?? DEFAULT_JOB_ATTEMPTS,
-      backoffMs: options.backoffMs ?? DEFAULT_JOB_BACKOFF_MS,
+    return enqueueTraced({ system: this.backend, queue, name }, data, async (traced) => {
+      this.push({
+        id,
+        queue,
+        name,
+        data: traced,
+        attempt: 1,
+        maxAttempts: options.attempts ?? DEFAULT_JOB_ATTEMPTS,
+        backoffMs: options.backoffMs ?? DEFAULT_JOB_BACKOFF_MS,
+      });
+      return id;
     });
-    return id;
   }
 
   registerProcessor<T>(queue: string, handler: JobHandler<T>, options: ProcessorOptions<T> = {}): void {
@@ -138,8 +140,10 @@ export class InProcessJobQueue extends JobQueue {
   private async execute(registration: Registration, job: PendingJob): Promise<void> {
     this.states.set(job.id, 'active');
     try {
-      await runTraced(job.data as TracedJobData<unknown>, (payload) =>
-        registration.handler({ ...job, data: payload, signal: this.interrupt.signal }),
+      await runTraced(
+        job.data as TracedJobData<unknown>,
+        (payload) => registration.handler({ ...job, data: payload, signal: this.interrupt.signal }),
+        { system: this.backend, queue: job.queue, name: job.name, id: job.id, attempt: job.attempt },
       );
       this.states.delete(job.id);
     } catch (caught) {

@@ -1,4 +1,5 @@
-import { currentTrace, runInTrace, startSpan } from '../tracing/trace-context';
+import { JobInterrupted } from './job-queue';
+import { currentTrace, JobSpan, runInTrace, spanSource, startSpan } from '../tracing/trace-context';
 
 /** Job data as queued: the producer's payload plus the trace it was queued in. */
 export interface TracedJobData<T> {
@@ -11,7 +12,36 @@ export function withTrace<T>(payload: T): TracedJobData<T> {
   return { payload, traceparent: currentTrace()?.traceparent };
 }
 
-/** Runs a job's handler in a new span of the producer's trace (or a new trace): logs carry its trace id. */
-export function runTraced<R>(data: TracedJobData<unknown>, fn: (payload: unknown) => Promise<R>): Promise<R> {
-  return runInTrace(startSpan(data.traceparent), () => fn(data.payload));
+/**
+ * Queues a job through `add`: with OpenTelemetry on, inside a producer span whose id the job carries, so the
+ * job's consumer span is its child; otherwise with the current trace, as `withTrace`.
+ */
+export function enqueueTraced<T, R>(
+  job: JobSpan,
+  payload: T,
+  add: (data: TracedJobData<T>) => Promise<R>,
+): Promise<R> {
+  const source = spanSource();
+  if (!source) return add(withTrace(payload));
+  return source.produce(job, (traceparent) => add({ payload, traceparent }));
+}
+
+/**
+ * Runs a job's handler in a new span of the producer's trace (or a new trace): logs carry its trace id, and
+ * with OpenTelemetry on it is a consumer span whose statements are its children. A hand-back on shutdown is
+ * no error of the span.
+ */
+export function runTraced<R>(
+  data: TracedJobData<unknown>,
+  fn: (payload: unknown) => Promise<R>,
+  job?: JobSpan,
+): Promise<R> {
+  const source = spanSource();
+  if (!source || !job) return runInTrace(startSpan(data.traceparent), () => fn(data.payload));
+  return source.consume(
+    job,
+    data.traceparent,
+    (trace) => runInTrace(trace, () => fn(data.payload)),
+    (error) => error instanceof JobInterrupted,
+  );
 }

@@ -1,4 +1,13 @@
-import { parseTraceparent, startSpan } from './trace-context';
+import {
+  currentTrace,
+  parseTraceparent,
+  runInTrace,
+  serverTrace,
+  SpanSource,
+  startSpan,
+  TraceContext,
+  useSpanSource,
+} from './trace-context';
 
 describe('traceparent', () => {
   const valid = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -43,5 +52,52 @@ describe('traceparent', () => {
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(spans.length);
     expect(new Set(spans.map((s) => s.spanId)).size).toBe(spans.length);
     for (const span of spans) expect(span.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  });
+});
+
+describe('span source', () => {
+  const made: TraceContext = {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: '00f067aa0ba902b7',
+    sampled: true,
+    traceparent: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01',
+    handle: 'its own context',
+  };
+  const entered: unknown[] = [];
+  const fake: SpanSource = {
+    serverSpan: (method, route) => (route ? { ...made, handle: `${method} ${route}` } : undefined),
+    enter: (trace, fn) => {
+      entered.push(trace.handle);
+      return fn();
+    },
+    produce: (_job, fn) => fn(made.traceparent),
+    consume: (_job, _traceparent, fn) => fn(made),
+  };
+  afterEach(() => {
+    useSpanSource(undefined);
+    entered.length = 0;
+  });
+
+  it('is not consulted unless registered: the service makes its own ids', () => {
+    const trace = serverTrace('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'GET', '/x');
+    expect(trace.parentSpanId).toBe('b7ad6b7169203331');
+    expect(trace.handle).toBeUndefined();
+  });
+
+  it('gives the server span when it traced the request, and the service falls back when it did not', () => {
+    useSpanSource(fake);
+    expect(serverTrace(undefined, 'GET', '/api/v1/orders/:orderId')).toMatchObject({
+      spanId: made.spanId,
+      handle: 'GET /api/v1/orders/:orderId',
+    });
+    const fallback = serverTrace('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', 'GET', undefined);
+    expect(fallback.parentSpanId).toBe('b7ad6b7169203331');
+  });
+
+  it('enters its context wherever the service enters a trace', () => {
+    useSpanSource(fake);
+    const seen = runInTrace(made, () => currentTrace()?.spanId);
+    expect(seen).toBe(made.spanId);
+    expect(entered).toEqual(['its own context']);
   });
 });

@@ -10,6 +10,53 @@ export interface TraceContext {
   sampled: boolean;
   /** This server span as a `traceparent` header value. */
   traceparent: string;
+  /** The span source's own handle of this span (OpenTelemetry's context), when one made it; opaque here. */
+  handle?: unknown;
+}
+
+/** A job's span: where it is queued, and which run of it this is. */
+export interface JobSpan {
+  /** The queue backend (`bullmq`, `in-process`). */
+  system: string;
+  queue: string;
+  name: string;
+  id?: string;
+  attempt?: number;
+}
+
+/**
+ * Where spans come from when OpenTelemetry is on (src/telemetry registers one): the service then reports
+ * OpenTelemetry's ids, so its `traceparent` headers, problem `traceId`s and log lines name the spans it
+ * exports. Without one (the default) the service makes its own ids, as below, and nothing else changes.
+ */
+export interface SpanSource {
+  /** The server span the HTTP instrumentation started for the request in hand, named after its route. */
+  serverSpan(method: string, route: string | undefined): TraceContext | undefined;
+  /** Runs `fn` with the trace's span current in the source's own context as well. */
+  enter<T>(trace: TraceContext, fn: () => T): T;
+  /** A producer span around an enqueue; `fn` gets the traceparent the job carries. */
+  produce<R>(job: JobSpan, fn: (traceparent: string) => Promise<R>): Promise<R>;
+  /**
+   * A consumer span around one run of a job, continuing the producer's trace; errors for which `expected`
+   * holds (a hand-back on shutdown) end it without an error status.
+   */
+  consume<R>(
+    job: JobSpan,
+    traceparent: string | undefined,
+    fn: (trace: TraceContext) => Promise<R>,
+    expected?: (error: unknown) => boolean,
+  ): Promise<R>;
+}
+
+let source: SpanSource | undefined;
+
+/** Registers the span source (once, at start, before any request); undefined goes back to the service's own. */
+export function useSpanSource(next: SpanSource | undefined): void {
+  source = next;
+}
+
+export function spanSource(): SpanSource | undefined {
+  return source;
 }
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
@@ -60,6 +107,18 @@ export function startSpan(incoming: string | undefined): TraceContext {
   };
 }
 
+/**
+ * The server span of an HTTP request: the span source's, when it traced the request, else the service's own
+ * continuation of the incoming `traceparent`.
+ */
+export function serverTrace(
+  incoming: string | undefined,
+  method: string,
+  route: string | undefined,
+): TraceContext {
+  return source?.serverSpan(method, route) ?? startSpan(incoming);
+}
+
 const storage = new AsyncLocalStorage<TraceContext>();
 
 /** Trace of the current request or job, if any: read by the logger, the problem filter and producers. */
@@ -68,5 +127,6 @@ export function currentTrace(): TraceContext | undefined {
 }
 
 export function runInTrace<T>(trace: TraceContext, fn: () => T): T {
-  return storage.run(trace, fn);
+  const from = source;
+  return storage.run(trace, from ? () => from.enter(trace, fn) : fn);
 }
