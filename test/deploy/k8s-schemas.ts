@@ -5,9 +5,9 @@
  * `kubectl apply --validate=strict`. Types, enums and formats follow the API (`quantity` and `int-or-string`
  * as @kubernetes-models/validate defines them). A field the manifests start using must be added here.
  *
- * Why not the generated schemas: @kubernetes-models/validate is only the runtime (ajv formats and error
- * reporting) of the `kubernetes-models` package, whose generated validators are not among this project's
- * dependencies; with them installed, their validators would replace these in test/deploy/k8s-manifests.spec.ts.
+ * Why both these and the generated ones: test/deploy/k8s-manifests.spec.ts also validates every object with the
+ * official generated models (`kubernetes-models`, `@kubernetes-models/prometheus-operator`), but those accept
+ * unknown fields; these closed schemas are what catches a misspelt or misplaced one.
  */
 type Schema = Record<string, unknown>;
 
