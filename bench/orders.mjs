@@ -1,14 +1,25 @@
 // npm run bench:orders — the service against a bare Fastify + pg baseline on the same seeded data
-// (100,000 orders with 3 items), loaded one after the other. Servers run on core 0 (taskset), this runner
-// and autocannon on core 1. Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); Redis via REDIS_URL.
-import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
+// (100,000 orders with 3 items), both running, loaded in interleaved rounds of a fixed number of requests.
+// Reports per request the server's CPU and its PostgreSQL backends' CPU (from /proc), requests per second,
+// and the service/baseline ratios within each round (median and range). Servers run on core 0 (taskset),
+// this runner and autocannon on core 1. Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); Redis via
+// REDIS_URL. BENCH_PROFILE=1 writes a CPU profile of the service to bench/results/profiles/.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import {
+  interleave,
+  PostgresCpu,
+  rssMb,
+  startServer,
+  stopServer,
+  waitUntilUp,
+  warmUp,
+} from './cpu-meter.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -22,7 +33,9 @@ if (!SERVER_URL) {
   console.error('bench:orders needs BENCH_DATABASE_URL or DATABASE_URL (a PostgreSQL server)');
   process.exit(1);
 }
-const DURATION = Number(process.env.BENCH_DURATION ?? 15);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const READS = Number(process.env.BENCH_READS ?? 5000);
+const CREATES = Number(process.env.BENCH_CREATES ?? 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const ORDERS = 100_000;
 const SECRET = 'bench-secret-bench-secret-bench-secret-42';
@@ -79,117 +92,27 @@ async function prepareDatabase() {
   return url.toString();
 }
 
-function startServer(label, args, env) {
-  const child = spawn('taskset', ['-c', '0', process.execPath, ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  child.label = label;
-  return child;
-}
-
-async function waitUntilUp(url) {
-  for (let i = 0; i < 200; i += 1) {
-    try {
-      const res = await fetch(url);
-      if (res.status < 500) return;
-    } catch {
-      // not yet listening
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
-function rssMb(pid) {
-  // taskset execs node in place, so the child's pid is the server's.
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
-}
-
-async function load(name, base, { method, headers, body, pathFor, idempotent }) {
-  const ids = pathFor;
-  let n = 0;
-  const options = {
-    url: base,
-    connections: CONNECTIONS,
-    duration: DURATION,
-    requests: [
-      {
-        method,
-        setupRequest: (req) => {
-          req.path = ids ? ids(n++) : '/api/v1/orders';
-          req.headers = { ...headers, ...(idempotent ? { 'idempotency-key': randomUUID() } : {}) };
-          if (body) req.body = body;
-          return req;
-        },
-      },
-    ],
-  };
-  await autocannon({ ...options, duration: 3 }); // warm-up
-  const result = await autocannon(options);
-  const ok = result['2xx'];
-  return {
-    name,
-    requestsPerSecond: Math.round(ok / result.duration),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors,
-  };
-}
-
-async function measure(label, args, env, port, auth) {
-  const server = startServer(label, args, { ...env, PORT: String(port) });
-  const base = `http://127.0.0.1:${port}`;
-  try {
-    await waitUntilUp(`${base}/api/v1/orders/${uuid('a000', 1)}`);
-    const readIds = Array.from({ length: 5000 }, (_, i) => uuid('a000', 1 + ((i * 7919) % ORDERS)));
-    const reads = await load(`${label} GET /api/v1/orders/{orderId}`, base, {
-      method: 'GET',
-      headers: auth.admin,
-      pathFor: (n) => `/api/v1/orders/${readIds[n % readIds.length]}`,
-    });
-    const creates = await load(`${label} POST /api/v1/orders (2 items)`, base, {
-      method: 'POST',
-      headers: { ...auth.customer, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        customerId: uuid('9000', 1),
-        items: [
-          { productId: uuid('8000', 1), quantity: 1 },
-          { productId: uuid('8000', 2), quantity: 2 },
-        ],
-      }),
-      idempotent: true,
-    });
-    return { reads, creates, rssMb: Math.round(rssMb(server.pid)) };
-  } finally {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
-  }
-}
-
 const databaseUrl = await prepareDatabase();
 const admin = {
-  authorization: `Bearer ${await signAccessToken(SECRET, { sub: randomUUID(), roles: ['ADMIN'], ttlSeconds: 3600 })}`,
+  authorization: `Bearer ${await signAccessToken(SECRET, { sub: randomUUID(), roles: ['ADMIN'], ttlSeconds: 7200 })}`,
 };
 const customer = {
-  authorization: `Bearer ${await signAccessToken(SECRET, { sub: uuid('9000', 1), roles: ['CUSTOMER'], ttlSeconds: 3600 })}`,
+  authorization: `Bearer ${await signAccessToken(SECRET, { sub: uuid('9000', 1), roles: ['CUSTOMER'], ttlSeconds: 7200 })}`,
 };
+const profileFlags = process.env.BENCH_PROFILE
+  ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench/results/profiles')}`]
+  : [];
 
-const baseline = await measure(
-  'baseline',
-  ['bench/baseline-server.mjs'],
-  { DATABASE_URL: databaseUrl },
-  3101,
-  {
-    admin: {},
-    customer: {},
-  },
-);
-const service = await measure(
-  'service',
+const postgresAdmin = new pg.Client({ connectionString: SERVER_URL });
+await postgresAdmin.connect();
+const postgres = new PostgresCpu(postgresAdmin, 'order_service_bench');
+
+const baselineServer = startServer(root, ['bench/baseline-server.mjs'], {
+  DATABASE_URL: databaseUrl,
+  PORT: '3101',
+});
+const serviceServer = startServer(
+  root,
   ['dist/src/main.js'],
   {
     DATABASE_URL: databaseUrl,
@@ -199,25 +122,112 @@ const service = await measure(
     MIGRATIONS_RUN: 'false',
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
+    PORT: '3102',
   },
-  3102,
-  { admin, customer },
+  [...profileFlags, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)],
 );
-
-const ratio = (a, b) => Math.round((a / b) * 100) / 100;
-const summary = {
-  machine: `${process.platform} ${process.arch}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores`,
-  duration: DURATION,
-  connections: CONNECTIONS,
-  redis: process.env.REDIS_URL ? 'on' : 'off (in-memory counters)',
-  baseline,
-  service,
-  ratios: {
-    reads: ratio(service.reads.requestsPerSecond, baseline.reads.requestsPerSecond),
-    creates: ratio(service.creates.requestsPerSecond, baseline.creates.requestsPerSecond),
+const targets = [
+  {
+    name: 'baseline',
+    base: 'http://127.0.0.1:3101',
+    pid: baselineServer.pid,
+    server: baselineServer,
+    postgres,
+    auth: { admin: {}, customer: {} },
   },
-  goals: { reads: '>= 0.8', creates: '>= 0.5', serviceRssMb: '<= 200' },
+  {
+    name: 'service',
+    base: 'http://127.0.0.1:3102',
+    pid: serviceServer.pid,
+    server: serviceServer,
+    postgres,
+    auth: { admin, customer },
+  },
+];
+
+const readIds = Array.from({ length: 5000 }, (_, i) => uuid('a000', 1 + ((i * 7919) % ORDERS)));
+const createBody = JSON.stringify({
+  customerId: uuid('9000', 1),
+  items: [
+    { productId: uuid('8000', 1), quantity: 1 },
+    { productId: uuid('8000', 2), quantity: 2 },
+  ],
+});
+const scenarios = {
+  reads: {
+    name: 'GET /api/v1/orders/{orderId}',
+    amount: READS,
+    connections: CONNECTIONS,
+    request: (target, n) => ({
+      path: `/api/v1/orders/${readIds[n % readIds.length]}`,
+      headers: target.auth.admin,
+    }),
+  },
+  creates: {
+    name: 'POST /api/v1/orders (2 items, Idempotency-Key)',
+    amount: CREATES,
+    connections: CONNECTIONS,
+    request: (target) => ({
+      method: 'POST',
+      path: '/api/v1/orders',
+      headers: {
+        ...target.auth.customer,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
+      body: createBody,
+    }),
+  },
 };
+
+let summary;
+const spawnedAt = Date.now();
+try {
+  for (const target of targets) {
+    await waitUntilUp(`${target.base}/api/v1/orders/${uuid('a000', 1)}`, target.auth.admin, target.server);
+  }
+  // Idle: started, one request served, nothing else loaded yet.
+  await new Promise((r) => setTimeout(r, 2000));
+  const idleRssMb = { baseline: rssMb(baselineServer.pid), service: rssMb(serviceServer.pid) };
+  // BENCH_SCENARIOS=reads (or creates) runs one of them, e.g. to profile it alone.
+  const chosen = Object.entries(scenarios).filter(([key]) =>
+    (process.env.BENCH_SCENARIOS ?? 'reads,creates').split(',').includes(key),
+  );
+  if (profileFlags.length > 0) {
+    console.log(`profile: the load starts ${((Date.now() - spawnedAt) / 1000).toFixed(1)} s after start`);
+  }
+  for (const target of targets) {
+    for (const [, scenario] of chosen) await warmUp(target.base, (n) => scenario.request(target, n));
+  }
+  const results = {};
+  for (const [key, scenario] of chosen) {
+    results[key] = {
+      name: scenario.name,
+      requestsPerRound: scenario.amount,
+      ...(await interleave({ rounds: ROUNDS, targets, scenario })),
+    };
+    console.log(JSON.stringify(results[key]));
+  }
+  summary = {
+    machine: `${os.cpus()[0].model}, ${os.cpus().length} cores, Node ${process.version}`,
+    rounds: ROUNDS,
+    connections: CONNECTIONS,
+    redis: process.env.REDIS_URL ? 'on' : 'off (in-memory counters)',
+    ...results,
+    rssMb: {
+      idle: idleRssMb,
+      afterLoad: { baseline: rssMb(baselineServer.pid), service: rssMb(serviceServer.pid) },
+    },
+    goals: {
+      reads: 'Node CPU <= 1.6x, req/s >= 0.8x',
+      creates: 'req/s >= 0.75x',
+      serviceRssMb: 'after load <= 160, idle <= 120',
+    },
+  };
+} finally {
+  await Promise.all([stopServer(baselineServer), stopServer(serviceServer)]);
+  await postgresAdmin.end();
+}
 mkdirSync(path.join(root, 'bench/results'), { recursive: true });
 writeFileSync(path.join(root, 'bench/results/orders.json'), JSON.stringify(summary, null, 2));
 console.log(JSON.stringify(summary, null, 2));
