@@ -147,7 +147,7 @@ export function spread(values, digits = 0) {
 /**
  * Interleaved rounds of one scenario on every target (the order alternates each round, so neither side
  * always runs on a warmer or quieter machine). Returns per target the median and range of each metric, and
- * the ratios service/baseline computed within each round.
+ * each other target's ratios to the baseline computed within each round.
  */
 export async function interleave({ rounds, targets, scenario }) {
   const perTarget = Object.fromEntries(targets.map((t) => [t.name, []]));
@@ -188,16 +188,18 @@ export async function interleave({ rounds, targets, scenario }) {
       ),
     };
   }
-  const [baseline, service] = [perTarget.baseline, perTarget.service];
-  if (baseline && service) {
+  // Each target against the baseline, within each round.
+  const baseline = perTarget.baseline;
+  for (const [name, runs] of Object.entries(perTarget)) {
+    if (name === 'baseline' || !baseline) continue;
     const ratios = (metric) =>
       spread(
-        service.map((s, i) => s[metric] / baseline[i][metric]),
+        runs.map((s, i) => s[metric] / baseline[i][metric]),
         2,
       );
-    summary.ratios = {
+    summary[name].ratios = {
       nodeCpu: ratios('nodeUs'),
-      ...(service[0].pgUs !== undefined ? { postgresCpu: ratios('pgUs') } : {}),
+      ...(runs[0].pgUs !== undefined ? { postgresCpu: ratios('pgUs') } : {}),
       requestsPerSecond: ratios('rps'),
     };
   }

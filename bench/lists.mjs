@@ -1,6 +1,8 @@
 // npm run bench:lists — order lists at scale: 1,000,000 orders with 3 items (one customer owns 2,000),
 // latency in-process (the app runs inside this process, requests over loopback HTTP) and throughput at
 // 20 connections, plus EXPLAIN of every supported shape (asserting no sequential scan on orders).
+// Then the CPU a customer's page costs the service (Node and PostgreSQL, from /proc) against a bare
+// Fastify + pg server, in interleaved rounds (bench/cpu-meter.mjs); BENCH_PROFILE=1 profiles the service.
 // Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); uses REDIS_URL when set.
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
@@ -10,6 +12,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import {
+  interleave,
+  PostgresCpu,
+  rssMb,
+  startServer,
+  stopServer,
+  waitUntilUp,
+  warmUp,
+} from './cpu-meter.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -22,7 +33,7 @@ const { loadConfig } = dist('config/app-config.js');
 const { CursorCodec } = dist('paging/cursor-codec.js');
 const q = dist('orders/persistence/order-list.sql.js');
 const { DEFAULT_SORT } = dist('orders/domain/order-list-criteria.js');
-const { orderColumns } = dist('orders/persistence/orders.repository.js');
+const { orderJson } = dist('orders/persistence/orders.repository.js');
 const { DataSource } = require('typeorm');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
@@ -34,6 +45,10 @@ const ORDERS = Number(process.env.BENCH_ORDERS ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const SECRET = 'bench-secret-bench-secret-bench-secret-42';
 const CUSTOMER = '00000000-0000-4000-9000-00000000ffff';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const profileFlags = process.env.BENCH_PROFILE
+  ? ['--cpu-prof', `--cpu-prof-dir=${path.join(root, 'bench/results/profiles')}`]
+  : [];
 const uuidSql = (prefix, expr) => `('00000000-0000-4000-${prefix}-' || lpad(to_hex(${expr}), 12, '0'))::uuid`;
 
 async function prepare() {
@@ -280,7 +295,8 @@ for (const depth of [0, 1000, 20000]) {
 }
 
 const results = [];
-for (const shape of shapes) {
+// BENCH_SHAPES=0 skips the latency and plan section (e.g. to iterate on the CPU comparison alone).
+for (const shape of process.env.BENCH_SHAPES === '0' ? [] : shapes) {
   const lat = await latency(base, shape);
   const rps = await throughput(base, shape);
   // The statements the app runs for this shape (the repository's page and count).
@@ -293,15 +309,12 @@ for (const shape of shapes) {
     : shape.path.includes('cursor=')
       ? { limit: 21 }
       : { limit: 20, offset: shape.offset ?? 0 };
-  const page = q.pageStatement(shape.filter, shape.scope, sort, window, orderColumns());
+  // One statement per page: the orders and, for offset pages, the exact total (a scalar subquery).
+  const page = q.pageStatement(shape.filter, shape.scope, sort, window, orderJson(), {
+    total: !shape.path.includes('cursor='),
+  });
   const plan = await explain(ds, page.sql, page.values);
-  let countPlan = null;
-  const onlyStatuses = Object.keys(shape.filter).every((k) => k === 'statuses');
-  if (!shape.path.includes('cursor=') && !(onlyStatuses && !shape.scope.customerId)) {
-    const count = q.countStatement(shape.filter, shape.scope);
-    countPlan = await explain(ds, count.sql, count.values);
-  }
-  results.push({ name: shape.name, status: lat.status, ...lat, rps, plan, countPlan });
+  results.push({ name: shape.name, status: lat.status, ...lat, rps, plan });
   console.log(
     `${shape.name}: ${lat.status} p50 ${lat.p50} ms, p95 ${lat.p95} ms, p99 ${lat.p99} ms, ${rps} req/s; seq scan on orders: ${plan.seqScanOnOrders}`,
   );
@@ -309,19 +322,99 @@ for (const shape of shapes) {
 await app.close();
 await ds.destroy();
 
+// CPU per page: the service as its own process against the bare baseline (bench/baseline-server.mjs: the
+// customer's page with items and the exact total in one statement), interleaved rounds of a fixed number
+// of requests, both pinned to core 0 (this runner and autocannon should run on core 1: npm run bench:lists
+// does that).
+async function comparePages() {
+  const postgresAdmin = new pg.Client({ connectionString: SERVER_URL });
+  await postgresAdmin.connect();
+  const postgres = new PostgresCpu(postgresAdmin, 'order_service_lists');
+  const serviceEnv = {
+    DATABASE_URL: url,
+    NODE_ENV: 'production',
+    JWT_SECRET: SECRET,
+    RATE_LIMIT_LIMIT: '1000000',
+    MIGRATIONS_RUN: 'false',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: '3112',
+  };
+  const baselineServer = startServer(root, ['bench/baseline-server.mjs'], {
+    DATABASE_URL: url,
+    PORT: '3111',
+  });
+  const serviceServer = startServer(root, ['dist/src/main.js'], serviceEnv, profileFlags);
+  const targets = [
+    {
+      name: 'baseline',
+      base: 'http://127.0.0.1:3111',
+      server: baselineServer,
+      headers: {},
+      path: `/api/v1/orders?customerId=${CUSTOMER}&size=20`,
+    },
+    {
+      name: 'service',
+      base: 'http://127.0.0.1:3112',
+      server: serviceServer,
+      headers: customer,
+      path: '/api/v1/orders?size=20',
+    },
+  ];
+  if (process.env.BENCH_BEFORE_DIST) {
+    const beforeServer = startServer(
+      root,
+      [path.join(path.resolve(process.env.BENCH_BEFORE_DIST), 'src/main.js')],
+      { ...serviceEnv, PORT: '3113' },
+    );
+    targets.push({ ...targets[1], name: 'before', base: 'http://127.0.0.1:3113', server: beforeServer });
+  }
+  for (const t of targets) Object.assign(t, { pid: t.server.pid, postgres });
+  const scenario = {
+    name: `GET a customer's page (size 20, items, exact total of ${(2000).toLocaleString('en')})`,
+    amount: Number(process.env.BENCH_PAGES ?? 2000),
+    connections: 20,
+    request: (target) => ({ path: target.path, headers: target.headers }),
+  };
+  try {
+    const spawnedAt = Date.now();
+    for (const t of targets) await waitUntilUp(t.base + t.path, t.headers, t.server);
+    await new Promise((r) => setTimeout(r, 2000));
+    const idleRssMb = Object.fromEntries(targets.map((t) => [t.name, rssMb(t.pid)]));
+    if (profileFlags.length > 0) {
+      console.log(`profile: the load starts ${((Date.now() - spawnedAt) / 1000).toFixed(1)} s after start`);
+    }
+    for (const t of targets) await warmUp(t.base, () => scenario.request(t));
+    const result = {
+      name: scenario.name,
+      requestsPerRound: scenario.amount,
+      ...(await interleave({ rounds: ROUNDS, targets, scenario })),
+      rssMb: { idle: idleRssMb, afterLoad: Object.fromEntries(targets.map((t) => [t.name, rssMb(t.pid)])) },
+      goals: { nodeCpu: '<= 1.6x', requestsPerSecond: '>= 0.8x', postgresCpu: '<= 1.1x' },
+    };
+    console.log(JSON.stringify(result, null, 2));
+    return result;
+  } finally {
+    await Promise.all(targets.map((t) => stopServer(t.server)));
+    await postgresAdmin.end();
+  }
+}
+const cpuPerPage = process.env.BENCH_CPU === '0' ? undefined : await comparePages();
+
 const summary = {
   machine: `${os.cpus()[0].model}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
   orders: ORDERS,
   seedSeconds,
   samples: SAMPLES,
   results,
+  cpuPerPage,
 };
 mkdirSync(path.join(root, 'bench/results'), { recursive: true });
 writeFileSync(path.join(root, 'bench/results/lists.json'), JSON.stringify(summary, null, 2));
 const common = results.filter(
   (r) => !r.name.startsWith('admin offset page 1,000') && !r.name.startsWith('admin offset page 20,000'),
 );
-const failures = common.filter((r) => r.plan.seqScanOnOrders || r.countPlan?.seqScanOnOrders);
+const failures = common.filter((r) => r.plan.seqScanOnOrders);
 if (failures.length > 0) {
   console.error(`sequential scan on orders in: ${failures.map((f) => f.name).join(', ')}`);
   process.exit(1);

@@ -111,21 +111,28 @@ const baselineServer = startServer(root, ['bench/baseline-server.mjs'], {
   DATABASE_URL: databaseUrl,
   PORT: '3101',
 });
-const serviceServer = startServer(
-  root,
-  ['dist/src/main.js'],
-  {
-    DATABASE_URL: databaseUrl,
-    NODE_ENV: 'production',
-    JWT_SECRET: SECRET,
-    RATE_LIMIT_LIMIT: '1000000',
-    MIGRATIONS_RUN: 'false',
-    LOG_LEVEL: 'warn',
-    HOST: '127.0.0.1',
-    PORT: '3102',
-  },
-  [...profileFlags, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)],
-);
+const serviceEnv = {
+  DATABASE_URL: databaseUrl,
+  NODE_ENV: 'production',
+  JWT_SECRET: SECRET,
+  RATE_LIMIT_LIMIT: '1000000',
+  MIGRATIONS_RUN: 'false',
+  LOG_LEVEL: 'warn',
+  HOST: '127.0.0.1',
+  PORT: '3102',
+};
+const serviceServer = startServer(root, ['dist/src/main.js'], serviceEnv, [
+  ...profileFlags,
+  ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+]);
+// BENCH_BEFORE_DIST=<a build's dist/ directory inside this checkout>: that build runs too, as `before`, to
+// compare a change with the code before it in the same rounds.
+const beforeServer = process.env.BENCH_BEFORE_DIST
+  ? startServer(root, [path.join(path.resolve(process.env.BENCH_BEFORE_DIST), 'src/main.js')], {
+      ...serviceEnv,
+      PORT: '3103',
+    })
+  : undefined;
 const targets = [
   {
     name: 'baseline',
@@ -144,6 +151,15 @@ const targets = [
     auth: { admin, customer },
   },
 ];
+if (beforeServer) {
+  targets.push({
+    ...targets[1],
+    name: 'before',
+    base: 'http://127.0.0.1:3103',
+    pid: beforeServer.pid,
+    server: beforeServer,
+  });
+}
 
 const readIds = Array.from({ length: 5000 }, (_, i) => uuid('a000', 1 + ((i * 7919) % ORDERS)));
 const createBody = JSON.stringify({
@@ -225,7 +241,7 @@ try {
     },
   };
 } finally {
-  await Promise.all([stopServer(baselineServer), stopServer(serviceServer)]);
+  await Promise.all(targets.map((t) => stopServer(t.server)));
   await postgresAdmin.end();
 }
 mkdirSync(path.join(root, 'bench/results'), { recursive: true });

@@ -69,3 +69,14 @@ console.log(`${busy} busy samples of ${total} (${((100 * idle) / total).toFixed(
 print('self time by package', byPackage);
 print('self time by function', byFunction);
 print('inclusive time (service frames)', new Map([...inclusive].filter(([k]) => / service:/.test(k))), top);
+
+// Inclusive by package: samples with at least one frame of the package on the stack.
+const inclusivePackage = new Map();
+for (const [id, count] of selfCount) {
+  if (nodes.get(id).callFrame.functionName === '(idle)') continue;
+  const seen = new Set();
+  for (let cur = id; cur !== undefined; cur = parent.get(cur))
+    seen.add(packageOf(nodes.get(cur).callFrame.url));
+  for (const pkg of seen) inclusivePackage.set(pkg, (inclusivePackage.get(pkg) ?? 0) + count);
+}
+print('inclusive time by package', inclusivePackage, top);

@@ -1,11 +1,14 @@
-import { Logger, Module } from '@nestjs/common';
+import { Global, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { databaseOptions } from './database-options';
 import { runMigrationsLocked } from './migrations-runner';
+import { PooledReads } from './pooled-reads';
 
+/** TypeORM's DataSource (migrations applied first) and the pooled reads beside it, for every module. */
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
@@ -39,5 +42,7 @@ import { runMigrationsLocked } from './migrations-runner';
       },
     }),
   ],
+  providers: [PooledReads],
+  exports: [PooledReads],
 })
 export class DatabaseModule {}

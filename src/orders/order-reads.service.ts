@@ -58,11 +58,14 @@ export class OrderReadsService {
     if (paging.kind === 'cursor') {
       return { kind: 'cursor', ...(await this.cursorPage(filter, scope, sort, paging.size, paging.cursor)) };
     }
-    const [rows, total] = await Promise.all([
-      this.orders.page(filter, scope, sort, { limit: paging.size, offset: offsetOf(paging) }),
-      this.orders.count(filter, scope),
-    ]);
-    return { kind: 'offset', ...offsetPage(rows.orders, total, paging) };
+    const rows = await this.orders.page(
+      filter,
+      scope,
+      sort,
+      { limit: paging.size, offset: offsetOf(paging) },
+      { total: true },
+    );
+    return { kind: 'offset', ...offsetPage(rows.orders, rows.total ?? 0, paging) };
   }
 
   async listItems(

@@ -47,6 +47,28 @@ export class RateLimitGuard extends ThrottlerGuard {
     super(options, storage, reflector);
   }
 
+  /**
+   * The library's `canActivate` reads six route metadata entries per throttler and request (its @Throttle
+   * and @SkipThrottle decorators). This service has no per-route limits, so none are read: the configured
+   * throttlers apply to every business route as they are (docs/benchmarks.md, issue 15).
+   */
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (await this.shouldSkip(context)) return true;
+    for (const throttler of this.throttlers) {
+      const ttl = throttler.ttl as number;
+      await this.handleRequest({
+        context,
+        limit: throttler.limit as number,
+        ttl,
+        throttler,
+        blockDuration: ttl,
+        getTracker: this.commonOptions.getTracker as ThrottlerRequest['getTracker'],
+        generateKey: this.commonOptions.generateKey as ThrottlerRequest['generateKey'],
+      });
+    }
+    return true;
+  }
+
   /** Only business routes are limited; operational endpoints (/health, /ready, ...) never are. */
   protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;

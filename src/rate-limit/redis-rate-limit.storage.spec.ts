@@ -1,9 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import IORedis from 'ioredis';
-import { COUNT_HIT_SCRIPT, RedisRateLimitStorage } from './redis-rate-limit.storage';
+import { COUNT_HIT_SCRIPT, MAX_HITS_PER_CALL, RedisRateLimitStorage } from './redis-rate-limit.storage';
 
 const WINDOW_MS = 60_000;
-const TEST_KEYS = ['default:user:a', 'default:user:burst', 'default:ip:192.0.2.1', 'default:user:short'];
+const TEST_KEYS = [
+  'default:user:a',
+  'default:user:burst',
+  'default:ip:192.0.2.1',
+  'default:user:short',
+  'default:user:mixed-a',
+  'default:user:mixed-b',
+];
 
 /** Runs against the real Redis when REDIS_URL is set, under a key prefix of its own. */
 const describeWithRedis = process.env.REDIS_URL ? describe : describe.skip;
@@ -50,6 +57,17 @@ describeWithRedis('RedisRateLimitStorage on Redis (REDIS_URL set)', () => {
     expect(new Set(records.map((r) => r.resetAt)).size).toBe(1);
   });
 
+  it('counts several keys of one turn in one call, each with its own window and count', async () => {
+    const [a, b, a2] = await Promise.all([
+      storage.increment('default:user:mixed-a', WINDOW_MS, 5),
+      storage.increment('default:user:mixed-b', 1_000, 5),
+      storage.increment('default:user:mixed-a', WINDOW_MS, 5),
+    ]);
+    expect([a.totalHits, b.totalHits, a2.totalHits]).toEqual([1, 1, 2]);
+    expect(await redis.pttl(`${prefix}default:user:mixed-b`)).toBeLessThanOrEqual(1_000);
+    expect(await redis.pttl(`${prefix}default:user:mixed-a`)).toBeGreaterThan(1_000);
+  });
+
   it('gives a counter that lost its expiry a new one instead of blocking the client forever', async () => {
     await redis.set(`${prefix}default:ip:192.0.2.1`, '7');
     const record = await storage.increment('default:ip:192.0.2.1', WINDOW_MS, 10);
@@ -92,6 +110,53 @@ describe('RedisRateLimitStorage without a live Redis', () => {
     const storage = new RedisRateLimitStorage(unreachable, 'p:rl:');
     await expect(storage.increment('default:user:a', WINDOW_MS, 5)).rejects.toThrow();
     unreachable.disconnect();
+  });
+
+  it('sends the counts asked for in one turn of the event loop as one script call, each its own count', async () => {
+    const evalsha = jest
+      .fn()
+      .mockImplementation((_sha: string, n: number, ...args: Array<string | number>) =>
+        Promise.resolve(args.slice(0, n).flatMap((_key, i) => [i + 1, 59_750])),
+      );
+    const storage = new RedisRateLimitStorage({ evalsha } as unknown as IORedis, 'p:rl:', () => 10_250);
+
+    const records = await Promise.all([
+      storage.increment('default:user:a', WINDOW_MS, 2),
+      storage.increment('default:user:b', WINDOW_MS, 2),
+      storage.increment('default:user:a', WINDOW_MS, 2),
+    ]);
+    expect(evalsha).toHaveBeenCalledTimes(1);
+    expect(evalsha.mock.calls[0].slice(1)).toEqual([
+      3,
+      'p:rl:default:user:a',
+      'p:rl:default:user:b',
+      'p:rl:default:user:a',
+      59_750,
+      59_750,
+      59_750,
+    ]);
+    expect(records.map((r) => [r.totalHits, r.isBlocked])).toEqual([
+      [1, false],
+      [2, false],
+      [3, true],
+    ]);
+
+    // A later turn is a call of its own.
+    await storage.increment('default:user:c', WINDOW_MS, 2);
+    expect(evalsha).toHaveBeenCalledTimes(2);
+  });
+
+  it(`splits a turn of more than ${MAX_HITS_PER_CALL} counts into calls of at most that many`, async () => {
+    const evalsha = jest
+      .fn()
+      .mockImplementation((_sha: string, n: number) =>
+        Promise.resolve(Array.from({ length: 2 * n }, () => 1)),
+      );
+    const storage = new RedisRateLimitStorage({ evalsha } as unknown as IORedis, 'p:rl:');
+    await Promise.all(
+      Array.from({ length: MAX_HITS_PER_CALL + 1 }, (_, i) => storage.increment(`k${i}`, WINDOW_MS, 5)),
+    );
+    expect(evalsha.mock.calls.map((call) => call[1])).toEqual([MAX_HITS_PER_CALL, 1]);
   });
 
   it('rejects a reply that is not [count, milliseconds]', async () => {

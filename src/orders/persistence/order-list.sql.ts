@@ -37,11 +37,15 @@ function escapeLike(text: string): string {
  * The rows a query starts from, and the conditions on them. A customer's orders (scope or filter) are
  * fetched through the customer index behind an optimization fence (`OFFSET 0`): a customer owns few
  * orders, while the planner would otherwise walk a global sort or trigram index and filter millions.
+ * `order`, given when the customer index yields the page's order (one customer, sorted by creation
+ * time), is repeated inside the fence: the index then hands rows over in order and the page's LIMIT stops
+ * the scan after one page instead of sorting all the customer's orders.
  */
 export function querySource(
   filter: OrderFilter,
   scope: OrderScope,
   p: SqlParameters,
+  order?: string,
 ): { from: string; where: string[] } {
   const customers = scope.customerId ? [scope.customerId] : filter.customerIds;
   const where = whereConditions(filter, p);
@@ -49,6 +53,12 @@ export function querySource(
     where.unshift(`o.customer_id = ANY(${p.add(filter.customerIds)}::uuid[])`);
   }
   if (!customers?.length) return { from: 'orders o', where };
+  if (customers.length === 1) {
+    return {
+      from: `(SELECT * FROM orders o WHERE o.customer_id = ${p.add(customers[0])}::uuid${order ? ` ORDER BY ${order}` : ''} OFFSET 0) o`,
+      where,
+    };
+  }
   return {
     from: `(SELECT * FROM orders WHERE customer_id = ANY(${p.add(customers)}::uuid[]) OFFSET 0) o`,
     where,
@@ -141,36 +151,51 @@ export interface PageWindow {
 }
 
 /**
- * A page of a list: the page's ids (and, for keyset pages, their sort-key values `k0…kn`) from the sort
- * index — an index-only scan where the index covers it — then only those orders with `columns` selected.
+ * A page of a list in one statement, as one row: `orders`, a JSON array of `{ order, keys }` in the page's
+ * order (`keys`: the sort-key values `k0…kn` of each row, keyset pages only), and for offset pages
+ * `total`, the exact size of the list (`totalStatement`'s expression). The page's ids come from the sort
+ * index — an index-only scan where the index covers it — and only those orders are read, with `orderJson`
+ * (the order of the row `o` as JSON). One round trip and one value for the driver to parse, whatever the
+ * page size.
  */
 export function pageStatement(
   filter: OrderFilter,
   scope: OrderScope,
   sort: readonly SortKey[],
   window: PageWindow,
-  columns: string,
+  orderJson: string,
+  options: { total: boolean },
 ): { sql: string; values: unknown[]; keyed: boolean } {
   const p = new SqlParameters();
-  const source = querySource(filter, scope, p);
-  if (window.after) source.where.push(keysetCondition(sort, window.after.values, window.after.forward, p));
   const reverse = window.reverse ?? false;
+  const byCreation = sort.length === 1 && sort[0].field === 'createdAt';
+  const source = querySource(filter, scope, p, byCreation ? orderBy(sort, reverse) : undefined);
+  if (window.after) source.where.push(keysetCondition(sort, window.after.values, window.after.forward, p));
   const keyed = window.offset === undefined;
+  const total = options.total ? `(${totalExpression(filter, scope, p)})` : 'NULL';
   const sql = `WITH page AS (
       SELECT o.order_id${keyed ? `, ${keySelect(sort)}` : ''} ${fromWhere(source)}
       ORDER BY ${orderBy(sort, reverse)} LIMIT ${p.add(window.limit)}
       ${window.offset !== undefined ? `OFFSET ${p.add(window.offset)}` : ''})
-    SELECT ${columns}${keyed ? ', to_json(page) AS page_keys' : ''}
-    FROM page JOIN orders o ON o.order_id = page.order_id
-    ORDER BY ${orderBy(sort, reverse)}`;
+    SELECT ${total}::text AS total,
+      COALESCE((SELECT json_agg(json_build_object('order', ${orderJson}${keyed ? ", 'keys', to_json(page)" : ''})
+                  ORDER BY ${orderBy(sort, reverse)})
+                FROM page JOIN orders o ON o.order_id = page.order_id), '[]'::json) AS orders`;
   return { sql, values: p.values, keyed };
 }
 
-/** The exact size of a list by `count(*)` under its filters. */
-export function countStatement(filter: OrderFilter, scope: OrderScope): { sql: string; values: unknown[] } {
-  const p = new SqlParameters();
-  return {
-    sql: `SELECT count(*)::bigint AS total ${fromWhere(querySource(filter, scope, p))}`,
-    values: p.values,
-  };
+/**
+ * The exact size of a list under its filters: `count(*)`, except for the admin's "everything" and "by
+ * status" lists, which are read from the status counters (order_status_counts) without any scan.
+ */
+export function totalExpression(filter: OrderFilter, scope: OrderScope, p: SqlParameters): string {
+  const onlyStatuses = Object.entries(filter).every(
+    ([key, value]) => key === 'statuses' || value === undefined,
+  );
+  if (!scope.customerId && onlyStatuses) {
+    return `SELECT COALESCE(sum(n), 0)::bigint FROM order_status_counts${
+      filter.statuses?.length ? ` WHERE status = ANY(${p.add(filter.statuses)}::text[])` : ''
+    }`;
+  }
+  return `SELECT count(*)::bigint ${fromWhere(querySource(filter, scope, p))}`;
 }

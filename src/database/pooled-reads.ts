@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import type { Pool, QueryConfig } from 'pg';
+import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+
+/**
+ * A statement PostgreSQL parses and plans once per pooled connection, then only binds and runs: for
+ * the hottest reads, whose text never changes (a query whose text is built per request must not be
+ * named, or each variant would stay prepared on every connection).
+ */
+export interface PreparedStatement {
+  name: string;
+  text: string;
+}
+
+export function prepared(name: string, text: string): PreparedStatement {
+  return { name, text };
+}
+
+/**
+ * Reads straight on TypeORM's `pg` pool, outside any transaction: no query runner per statement, and
+ * prepared statements where the text is fixed (docs/benchmarks.md, issue 15: a third less Node CPU and
+ * about half the database's per read). Failures and slow statements are logged as TypeORM's are (same
+ * logger, same `maxQueryExecutionTime`); errors are the driver's own, which the problem filter already
+ * maps (dependency-errors.ts). Writes and anything in a transaction go through the EntityManager.
+ */
+@Injectable()
+export class PooledReads {
+  private readonly pool: Pool;
+  private readonly slowMs: number;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.pool = (dataSource.driver as PostgresDriver).master as Pool;
+    this.slowMs = dataSource.options.maxQueryExecutionTime ?? Number.POSITIVE_INFINITY;
+  }
+
+  async rows<R>(statement: PreparedStatement | string, values: unknown[]): Promise<R[]> {
+    const query: QueryConfig =
+      typeof statement === 'string' ? { text: statement, values } : { ...statement, values };
+    const started = performance.now();
+    try {
+      const result = await this.pool.query(query);
+      const elapsed = performance.now() - started;
+      if (elapsed > this.slowMs) this.dataSource.logger.logQuerySlow(Math.round(elapsed), query.text);
+      return result.rows as R[];
+    } catch (error: unknown) {
+      this.dataSource.logger.logQueryError(error as Error, query.text, values);
+      throw error;
+    }
+  }
+}
