@@ -5,9 +5,9 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { databaseOptions } from './database-options';
 import { runMigrationsLocked } from './migrations-runner';
-import { PooledReads } from './pooled-reads';
+import { PooledStatements } from './pooled-statements';
 
-/** TypeORM's DataSource (migrations applied first) and the pooled reads beside it, for every module. */
+/** TypeORM's DataSource (migrations applied first) and the pooled statements beside it, for every module. */
 @Global()
 @Module({
   imports: [
@@ -42,7 +42,7 @@ import { PooledReads } from './pooled-reads';
       },
     }),
   ],
-  providers: [PooledReads],
-  exports: [PooledReads],
+  providers: [PooledStatements],
+  exports: [PooledStatements],
 })
 export class DatabaseModule {}

@@ -30,12 +30,20 @@ function isOpaque(value: object): boolean {
 }
 
 function toJsonValue(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
   if (value instanceof Date) return formatTimestamp(value);
-  if (Array.isArray(value)) return value.map(toJsonValue);
-  if (typeof value !== 'object' || value === null || isOpaque(value)) return value;
+  if (Array.isArray(value)) {
+    const output = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i += 1) output[i] = toJsonValue(value[i]);
+    return output;
+  }
+  // Plain objects (what views build) can only be opaque by their own `toJSON`.
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  const plain = prototype === Object.prototype || prototype === null;
+  if (plain ? typeof (value as { toJSON?: unknown }).toJSON === 'function' : isOpaque(value)) return value;
   const output: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(value)) {
-    const converted = toJsonValue(field);
+  for (const name of Object.keys(value)) {
+    const converted = toJsonValue((value as Record<string, unknown>)[name]);
     if (!isEmptyField(converted)) output[name] = converted;
   }
   return output;

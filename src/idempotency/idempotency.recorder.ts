@@ -57,7 +57,16 @@ export class IdempotencyRecorder implements OnModuleInit {
   /** Runs before Fastify is ready (routes collect their hooks then), so the hook reaches every route. */
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    fastify?.addHook('onSend', (request, reply, payload) => this.record(request, reply, payload));
+    // A callback hook: the responses of requests without a claim (nearly all) pass without a promise.
+    fastify?.addHook('onSend', (request, reply, payload, done) => {
+      const claim = this.claims.get(request);
+      if (!claim) return done(null, payload);
+      this.claims.delete(request);
+      void this.record(request, reply, payload, claim).then(
+        (sent) => done(null, sent),
+        (error: unknown) => done(error as Error),
+      );
+    });
   }
 
   /** The response of `request` completes (or releases) `claim`. */
@@ -65,10 +74,12 @@ export class IdempotencyRecorder implements OnModuleInit {
     this.claims.set(request, claim);
   }
 
-  private async record(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-    const claim = this.claims.get(request);
-    if (!claim) return payload;
-    this.claims.delete(request);
+  private async record(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    claim: IdempotencyClaim,
+  ): Promise<unknown> {
     const body = bodyText(payload);
     try {
       if (reply.statusCode >= 500 || body === undefined) {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { prepared, PooledStatements } from '../database/pooled-statements';
 
 /**
  * A claim still IN_PROGRESS after this long belongs to a request that will never finish (its process
@@ -44,6 +45,41 @@ interface RecordRow {
   response_body: string | null;
 }
 
+/** Every idempotent request claims and completes a key: prepared statements on the pool. */
+const CLAIM = prepared(
+  'idempotency.claim',
+  `INSERT INTO idempotency_keys AS k
+     (caller_id, idempotency_key, fingerprint, state, claim_token, created_at, expires_at)
+   VALUES ($1, $2, $3, 'IN_PROGRESS', $4, now(), now() + make_interval(secs => $5))
+   ON CONFLICT (caller_id, idempotency_key) DO UPDATE
+     SET fingerprint = EXCLUDED.fingerprint, state = 'IN_PROGRESS', claim_token = EXCLUDED.claim_token,
+         response_status = NULL, response_headers = NULL, response_body = NULL,
+         created_at = EXCLUDED.created_at, completed_at = NULL, expires_at = EXCLUDED.expires_at
+     WHERE k.expires_at <= now()
+        OR (k.state = 'IN_PROGRESS' AND k.fingerprint = EXCLUDED.fingerprint
+            AND k.created_at <= now() - make_interval(secs => $6))
+   RETURNING claim_token`,
+);
+const FIND = prepared(
+  'idempotency.find',
+  `SELECT fingerprint, state, response_status, response_headers, response_body
+     FROM idempotency_keys
+    WHERE caller_id = $1 AND idempotency_key = $2 AND expires_at > now()`,
+);
+const COMPLETE = prepared(
+  'idempotency.complete',
+  `UPDATE idempotency_keys
+      SET state = 'COMPLETED', response_status = $4, response_headers = $5::jsonb, response_body = $6,
+          completed_at = now()
+    WHERE caller_id = $1 AND idempotency_key = $2 AND claim_token = $3 AND state = 'IN_PROGRESS'
+   RETURNING 1 AS completed`,
+);
+const RELEASE = prepared(
+  'idempotency.release',
+  `DELETE FROM idempotency_keys
+    WHERE caller_id = $1 AND idempotency_key = $2 AND claim_token = $3 AND state = 'IN_PROGRESS'`,
+);
+
 /** The idempotency_keys table (migration 1763800001000). All writes are single atomic statements. */
 @Injectable()
 export class IdempotencyStore {
@@ -51,6 +87,7 @@ export class IdempotencyStore {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly pooled: PooledStatements,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.ttlSeconds = config.idempotency.ttlSeconds;
@@ -68,20 +105,14 @@ export class IdempotencyStore {
   ): Promise<{ claim: IdempotencyClaim } | { record: IdempotencyRecord }> {
     for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
       const token = randomUUID();
-      const claimed = (await this.dataSource.query(
-        `INSERT INTO idempotency_keys AS k
-           (caller_id, idempotency_key, fingerprint, state, claim_token, created_at, expires_at)
-         VALUES ($1, $2, $3, 'IN_PROGRESS', $4, now(), now() + make_interval(secs => $5))
-         ON CONFLICT (caller_id, idempotency_key) DO UPDATE
-           SET fingerprint = EXCLUDED.fingerprint, state = 'IN_PROGRESS', claim_token = EXCLUDED.claim_token,
-               response_status = NULL, response_headers = NULL, response_body = NULL,
-               created_at = EXCLUDED.created_at, completed_at = NULL, expires_at = EXCLUDED.expires_at
-           WHERE k.expires_at <= now()
-              OR (k.state = 'IN_PROGRESS' AND k.fingerprint = EXCLUDED.fingerprint
-                  AND k.created_at <= now() - make_interval(secs => $6))
-         RETURNING claim_token`,
-        [scope.callerId, scope.key, fingerprint, token, this.ttlSeconds, IN_PROGRESS_TIMEOUT_SECONDS],
-      )) as Array<{ claim_token: string }>;
+      const claimed = await this.pooled.rows<{ claim_token: string }>(CLAIM, [
+        scope.callerId,
+        scope.key,
+        fingerprint,
+        token,
+        this.ttlSeconds,
+        IN_PROGRESS_TIMEOUT_SECONDS,
+      ]);
       if (claimed.length === 1) return { claim: { ...scope, token } };
 
       const record = await this.find(scope);
@@ -92,12 +123,7 @@ export class IdempotencyStore {
 
   /** The live (unexpired) record of a key, if any. */
   async find(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
-    const rows = (await this.dataSource.query(
-      `SELECT fingerprint, state, response_status, response_headers, response_body
-         FROM idempotency_keys
-        WHERE caller_id = $1 AND idempotency_key = $2 AND expires_at > now()`,
-      [scope.callerId, scope.key],
-    )) as RecordRow[];
+    const rows = await this.pooled.rows<RecordRow>(FIND, [scope.callerId, scope.key]);
     const row = rows[0];
     if (!row) return undefined;
     if (row.state === 'IN_PROGRESS' || row.response_status === null) {
@@ -116,30 +142,20 @@ export class IdempotencyStore {
 
   /** Records the final response; false when the claim was taken over meanwhile (nothing written). */
   async complete(claim: IdempotencyClaim, response: StoredResponse): Promise<boolean> {
-    const [, affected] = (await this.dataSource.query(
-      `UPDATE idempotency_keys
-          SET state = 'COMPLETED', response_status = $4, response_headers = $5::jsonb, response_body = $6,
-              completed_at = now()
-        WHERE caller_id = $1 AND idempotency_key = $2 AND claim_token = $3 AND state = 'IN_PROGRESS'`,
-      [
-        claim.callerId,
-        claim.key,
-        claim.token,
-        response.status,
-        JSON.stringify(response.headers),
-        response.body,
-      ],
-    )) as [unknown, number];
-    return affected === 1;
+    const completed = await this.pooled.rows(COMPLETE, [
+      claim.callerId,
+      claim.key,
+      claim.token,
+      response.status,
+      JSON.stringify(response.headers),
+      response.body,
+    ]);
+    return completed.length === 1;
   }
 
   /** Gives the key back (the request failed without a final outcome), so a retry executes afresh. */
   async release(claim: IdempotencyClaim): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM idempotency_keys
-        WHERE caller_id = $1 AND idempotency_key = $2 AND claim_token = $3 AND state = 'IN_PROGRESS'`,
-      [claim.callerId, claim.key, claim.token],
-    );
+    await this.pooled.rows(RELEASE, [claim.callerId, claim.key, claim.token]);
   }
 
   /**

@@ -31,12 +31,7 @@ export class ProductStockService {
   /** Snapshots of the products of `ids` that exist, by id. */
   async snapshots(ids: readonly string[], db?: EntityManager): Promise<Map<string, ProductSnapshot>> {
     const products = await this.products.readMany(ids, db);
-    return new Map(
-      products.map((p) => [
-        p.productId,
-        { productId: p.productId, name: p.name, price: p.price, stock: p.stock, status: p.status },
-      ]),
-    );
+    return new Map(products.map((p) => [p.productId, p]));
   }
 
   /**

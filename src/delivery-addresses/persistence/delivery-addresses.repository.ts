@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { prepared, PooledStatements } from '../../database/pooled-statements';
 import type { AddressFields, DeliveryAddress } from '../domain/delivery-address';
 
 /**
@@ -18,6 +19,12 @@ interface AddressRow {
 
 const COLUMNS = 'address_id, user_id, street_name, zip_code, is_default, created_at';
 
+/** Read by every order created without an address: a prepared statement. */
+const READ_DEFAULT = prepared(
+  'delivery-addresses.read-default',
+  `SELECT ${COLUMNS} FROM delivery_addresses WHERE user_id = $1 AND is_default`,
+);
+
 const toAddress = (row: AddressRow): DeliveryAddress => ({
   addressId: row.address_id,
   userId: row.user_id,
@@ -32,7 +39,10 @@ const ADDRESS_BOOK_LOCK = 0x41444452;
 
 @Injectable()
 export class DeliveryAddressesRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly pooled: PooledStatements,
+  ) {}
 
   /**
    * Serializes the changes of one user's address book until the transaction ends, so "is this the first
@@ -55,11 +65,8 @@ export class DeliveryAddressesRepository {
   }
 
   async readDefault(userId: string): Promise<DeliveryAddress | undefined> {
-    const rows: AddressRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM delivery_addresses WHERE user_id = $1 AND is_default`,
-      [userId],
-    );
-    return rows[0] ? toAddress(rows[0]) : undefined;
+    const [row] = await this.pooled.rows<AddressRow>(READ_DEFAULT, [userId]);
+    return row ? toAddress(row) : undefined;
   }
 
   /** A page of the user's addresses, newest first, with the total. */

@@ -13,7 +13,7 @@ import type {
 import type { CreationKey, CreationRange, OrderAggregateChunk } from '../domain/order-aggregates';
 import type { OrderFilter, OrderScope, SortKey } from '../domain/order-list-criteria';
 import type { OrderStatus } from '../domain/order-status';
-import { prepared, PooledReads } from '../../database/pooled-reads';
+import { prepared, PooledStatements } from '../../database/pooled-statements';
 import { PageWindow, pageStatement } from './order-list.sql';
 
 /**
@@ -21,7 +21,7 @@ import { PageWindow, pageStatement } from './order-list.sql';
  * One row mapping for every read (one order, a page of orders, a created or changed order): the order with
  * its items as one JSON value (`orderJson`), so a read is one round trip and nothing is hydrated by the ORM.
  * Write methods take the `EntityManager` of the caller's transaction; reads outside one run on the pool
- * directly (`PooledReads`), the fixed ones as prepared statements.
+ * directly (`PooledStatements`), the fixed ones as prepared statements.
  */
 
 /**
@@ -169,7 +169,7 @@ export interface OrderPageRows {
 export class OrdersRepository {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly pooled: PooledReads,
+    private readonly pooled: PooledStatements,
   ) {}
 
   async read(orderId: string): Promise<Order | undefined> {

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { prepared, PooledReads } from './pooled-reads';
+import { prepared, PooledStatements } from './pooled-statements';
 
 function reads(query: jest.Mock, maxQueryExecutionTime = 2_000) {
   const logger = { logQuerySlow: jest.fn(), logQueryError: jest.fn() };
@@ -8,10 +8,10 @@ function reads(query: jest.Mock, maxQueryExecutionTime = 2_000) {
     options: { maxQueryExecutionTime },
     logger,
   } as unknown as DataSource;
-  return { reads: new PooledReads(dataSource), logger };
+  return { reads: new PooledStatements(dataSource), logger };
 }
 
-describe('PooledReads', () => {
+describe('PooledStatements', () => {
   it('runs a prepared statement by its name and text, with the values, and returns the rows', async () => {
     const query = jest.fn().mockResolvedValue({ rows: [{ n: 1 }] });
     const { reads: pooled } = reads(query);

@@ -18,14 +18,15 @@ export function prepared(name: string, text: string): PreparedStatement {
 }
 
 /**
- * Reads straight on TypeORM's `pg` pool, outside any transaction: no query runner per statement, and
- * prepared statements where the text is fixed (docs/benchmarks.md, issue 15: a third less Node CPU and
- * about half the database's per read). Failures and slow statements are logged as TypeORM's are (same
- * logger, same `maxQueryExecutionTime`); errors are the driver's own, which the problem filter already
- * maps (dependency-errors.ts). Writes and anything in a transaction go through the EntityManager.
+ * Single statements straight on TypeORM's `pg` pool, outside any transaction (each commits by itself): no
+ * query runner per statement, and prepared statements where the text is fixed. For the hot paths (the
+ * order read costs a third less Node CPU and about half the database's: docs/benchmarks.md, issue 15).
+ * Failures and slow statements are logged as TypeORM's are (same logger, same `maxQueryExecutionTime`);
+ * errors are the driver's own, which the problem filter already maps (dependency-errors.ts). Anything in
+ * a transaction goes through the transaction's EntityManager.
  */
 @Injectable()
-export class PooledReads {
+export class PooledStatements {
   private readonly pool: Pool;
   private readonly slowMs: number;
 
