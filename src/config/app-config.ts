@@ -48,6 +48,13 @@ export class ConfigError extends Error {
   }
 }
 
+/** The largest rate limit and window the settings take (the OpenAPI document declares the headers' bounds). */
+export const MAX_RATE_LIMIT = 1_000_000;
+export const MAX_RATE_LIMIT_WINDOW_SECONDS = 86_400;
+
+/** Longest origin: scheme, a host name of at most 253 characters and a port. */
+export const MAX_ORIGIN_LENGTH = 'https://'.length + 253 + ':65535'.length;
+
 /** Public on purpose: it only signs tokens and cursors of local development runs. */
 export const DEV_JWT_SECRET = 'order-service-development-secret-do-not-use-in-production';
 
@@ -182,8 +189,8 @@ export function loadConfig(
       audience: str(env, 'JWT_AUDIENCE'),
     },
     rateLimit: {
-      limit: int(env, 'RATE_LIMIT_LIMIT', 100, 1, 1_000_000),
-      windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
+      limit: int(env, 'RATE_LIMIT_LIMIT', 100, 1, MAX_RATE_LIMIT),
+      windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, MAX_RATE_LIMIT_WINDOW_SECONDS),
     },
     versioning: { legacyStatusSunset: sunset },
     idempotency: { ttlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 7 * 86_400) },

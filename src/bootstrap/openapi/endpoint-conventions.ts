@@ -12,7 +12,15 @@ import {
 import { ErrorCode, ERROR_CODES, STATUS_TITLES } from '../../problem/error-codes';
 import { PROBLEM_CONTENT_TYPE } from '../../problem/problem';
 import { API_ENDPOINT, ApiEndpointOptions } from '../../openapi/api-endpoint.decorator';
-import { BEARER_SCHEME, SCHEMA, schemaRef, TOO_MANY_REQUESTS_HEADERS } from '../../openapi/components';
+import {
+  BEARER_SCHEME,
+  CORS_HEADERS,
+  ERROR_RATE_LIMIT_HEADERS,
+  SCHEMA,
+  schemaRef,
+  TOO_MANY_REQUESTS_HEADERS,
+} from '../../openapi/components';
+import { schemaOf, uuid } from '../../validation/fields';
 import { isPastSunset } from '../../versioning/deprecation';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -88,7 +96,7 @@ function errorResponses(codes: ErrorCode[]): Record<string, ResponseObject> {
       String(status),
       {
         description: `${STATUS_TITLES[status] ?? 'Error'}: ${statusCodes.join(', ')}.`,
-        ...(status === 429 ? { headers: TOO_MANY_REQUESTS_HEADERS } : {}),
+        headers: status === 429 ? TOO_MANY_REQUESTS_HEADERS : ERROR_RATE_LIMIT_HEADERS,
         content: { [PROBLEM_CONTENT_TYPE]: { schema: schemaRef(SCHEMA.problem) } },
       },
     ]),
@@ -103,8 +111,18 @@ function idempotencyKeyParameter(options: IdempotentOptions): ParameterObject {
     description:
       'A uuid per business operation: a retry with the same key and body replays the first response ' +
       '(`Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.',
-    schema: { type: 'string', format: 'uuid' },
+    schema: schemaOf(uuid()),
   };
+}
+
+/** Every response may carry `Access-Control-Allow-Origin` (CORS, when configured; http/cors.ts). */
+function withCorsHeaders(responses: Record<string, ResponseObject>): Record<string, ResponseObject> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      { ...response, headers: { ...response.headers, ...CORS_HEADERS } },
+    ]),
+  );
 }
 
 /** Responses in status order, as a reader scans them. */
@@ -135,10 +153,12 @@ export function applyEndpointConventions(
         continue;
       }
       const sunset = deprecation?.sunset(config);
-      operation.responses = sortedResponses({
-        ...(operation.responses as Record<string, ResponseObject>),
-        ...errorResponses(errorCodes(endpoint)),
-      });
+      operation.responses = withCorsHeaders(
+        sortedResponses({
+          ...(operation.responses as Record<string, ResponseObject>),
+          ...errorResponses(errorCodes(endpoint)),
+        }),
+      );
       if (endpoint.idempotent) {
         operation.parameters = [
           ...(operation.parameters ?? []),
