@@ -808,7 +808,11 @@ describe('files: order attachments and avatars', () => {
         const ok = response(op(path, 'get'), 200);
         expect(Object.keys(ok.content ?? {})).toEqual(types);
         for (const type of types)
-          expect(ok.content?.[type].schema).toEqual({ type: 'string', format: 'binary', maxLength: 10 * MiB });
+          expect(ok.content?.[type].schema).toEqual({
+            type: 'string',
+            format: 'binary',
+            maxLength: 10 * MiB,
+          });
         expect(Object.keys(ok.headers ?? {})).toEqual(
           expect.arrayContaining(['Content-Disposition', 'Content-Length']),
         );

@@ -7,6 +7,8 @@ import { AppLogger, createPinoLogger } from '../logging/app-logger';
 import { ShutdownState } from '../health/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
 import { AliasRouteOrder } from '../http/alias-route';
+import { corsResponseHeaders, registerCors } from '../http/cors';
+import { PRE_ROUTING_SECURITY_HEADERS, registerSecurityHeaders } from '../http/security-headers';
 import { applyApiRouting } from '../http/api-routing';
 import { registerAllowedMethods } from '../problem/allowed-methods';
 import { renderFrameworkErrors } from '../problem/framework-errors';
@@ -35,10 +37,16 @@ export async function createHttpApp(
     // of getting Fastify's own non-problem 503.
     return503OnClosing: false,
     routerOptions,
-    frameworkErrors: renderFrameworkErrors(() => problems.filter),
+    frameworkErrors: withPreRoutingHeaders(
+      config,
+      renderFrameworkErrors(() => problems.filter),
+    ),
   });
   const fastify = adapter.getInstance();
   registerTracing(fastify);
+  // Security headers and CORS on every route, answers before authentication included (a preflight).
+  await registerSecurityHeaders(fastify);
+  await registerCors(fastify, config.http.corsOrigins);
   // Bodies are JSON (plain or Merge Patch), or multipart uploads streamed to the routes that take them;
   // plain text is no body format of this API (415).
   registerJsonBodyParsers(fastify);
@@ -71,6 +79,22 @@ export async function createHttpApp(
   setupOpenApi(app, config);
   await app.init();
   return app;
+}
+
+/**
+ * Errors Fastify answers before routing run no hook: they get the security and CORS headers every other
+ * response gets from its hooks here.
+ */
+function withPreRoutingHeaders(
+  config: AppConfig,
+  render: ReturnType<typeof renderFrameworkErrors>,
+): ReturnType<typeof renderFrameworkErrors> {
+  return (error, request, reply) => {
+    void reply
+      .headers(PRE_ROUTING_SECURITY_HEADERS)
+      .headers(corsResponseHeaders(config.http.corsOrigins, request.headers.origin));
+    render(error, request, reply);
+  };
 }
 
 /** Every route as Fastify registers it: versioned under /api (contract, Versioning), aliases in order. */
