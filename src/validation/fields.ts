@@ -255,6 +255,21 @@ export function decimal(options: {
   };
 }
 
+/** Any number from `min` (no bound on decimals): a filter's amount, compared, never stored. */
+export function number(options: { min: number; example?: number }): PlainFieldKind {
+  return {
+    schema: {
+      type: 'number',
+      minimum: options.min,
+      ...(options.example !== undefined ? { example: options.example } : {}),
+    },
+    constraints: (each) => [
+      IsNumber({ allowNaN: false, allowInfinity: false }, { each }),
+      Min(options.min, { each }),
+    ],
+  };
+}
+
 export function boolean(): PlainFieldKind {
   return { schema: { type: 'boolean' }, constraints: (each) => [IsBoolean({ each })] };
 }

@@ -5,7 +5,12 @@ import type { AppConfig } from '../../config/app-config';
 import { BEARER_SCHEME, problemComponents } from '../../openapi/components';
 import { namedEnumSchemas } from '../../validation/fields';
 import { Clock } from '../../versioning/clock';
-import { applyEndpointConventions, HTTP_METHODS, nextSunset } from './endpoint-conventions';
+import {
+  applyEndpointConventions,
+  closeRequestBodies,
+  HTTP_METHODS,
+  nextSunset,
+} from './endpoint-conventions';
 import { serveSwaggerUi } from './swagger-ui';
 
 export const DOCS_PATH = '/docs';
@@ -60,6 +65,7 @@ export function buildOpenApiDocument(
     schemas: { ...document.components?.schemas, ...referencedEnums(document), ...problemComponents() },
   };
   applyEndpointConventions(document, app, config, now);
+  closeRequestBodies(document);
   document.tags = usedTags(document);
   return document;
 }

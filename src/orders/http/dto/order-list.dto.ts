@@ -1,15 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsNumber,
-  IsObject,
-  IsOptional,
-  IsString,
-  MaxLength,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, IsNumber, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 import { PAGE, PAGE_SIZE } from '../../../paging/offset-page';
 import { MAX_CURSOR_LENGTH } from '../../../paging/page-response';
 import {
@@ -18,6 +9,7 @@ import {
   integer,
   listOf,
   nested,
+  number,
   oneOf,
   RequestField,
   text,
@@ -30,6 +22,8 @@ import { SORT_FIELDS } from '../../domain/order-list-criteria';
 const MAX_LIST_VALUES = 1000;
 const ORDER_STATUS = oneOf(ORDER_STATUSES, 'OrderStatus');
 const QUERY_TEXT = text({ min: 1, max: 200 });
+/** An inclusive bound of totalAmount. */
+const AMOUNT = number({ min: 0 });
 /** Region ids are non-negative `integer` columns, as users set theirs (users/user.dto.ts). */
 const REGION_ID = integer({ min: 0, max: INT32_MAX });
 const SEGMENT = text({ min: 1, max: 50 });
@@ -125,16 +119,10 @@ export class DateRangeDto {
 }
 
 export class AmountRangeDto {
-  @ApiPropertyOptional({ minimum: 0 })
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(0)
+  @RequestField(AMOUNT, { presence: 'optional' })
   from?: number;
 
-  @ApiPropertyOptional({ minimum: 0 })
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(0)
+  @RequestField(AMOUNT, { presence: 'optional' })
   to?: number;
 }
 
@@ -168,11 +156,7 @@ export class SearchOrdersRequest {
   @RequestField(nested(CustomerCriteriaDto), { presence: 'optional' })
   customer?: CustomerCriteriaDto;
 
-  @ApiPropertyOptional({ type: AmountRangeDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AmountRangeDto)
+  @RequestField(nested(AmountRangeDto), { presence: 'optional' })
   totalAmount?: AmountRangeDto;
 
   @RequestField(listOf(nested(SortSpecDto), { max: SORT_FIELDS.length }), { presence: 'optional' })

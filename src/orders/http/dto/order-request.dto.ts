@@ -103,7 +103,12 @@ export class PatchOrderRequest extends OrderReadOnlyFields {
   @RequestField(NOTE, { presence: 'nullable' })
   note?: string | null;
 
-  @RequestField(nested(DeliveryAddressPatchDto), { presence: 'nullable' })
+  @RequestField(nested(DeliveryAddressPatchDto), {
+    presence: 'nullable',
+    description:
+      "Merged into the order's address (null removes it). The result has both fields or none: a patch " +
+      'that would leave one is 400 with REQUIRED on the other.',
+  })
   deliveryAddress?: DeliveryAddressPatchDto | null;
 
   @ApiPropertyOptional({ readOnly: true, description: 'Items change through /orders/{orderId}/items.' })
