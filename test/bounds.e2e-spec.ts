@@ -57,6 +57,20 @@ describe('declared bounds are enforced', () => {
     expect(fieldsAndCodes(violationsOf(search))).toEqual([{ field: 'customer.regionIds', code: 'MAX' }]);
   });
 
+  it('gives stock back up to the column maximum instead of failing the cancellation (a 500 before)', async () => {
+    const product = await createProduct(admin, { stock: 10 });
+    const order = await createOrder(customer, { items: [{ productId: product.productId, quantity: 5 }] });
+    expect((await customer('POST', `${ORDERS}/${order.orderId}/confirm`)).statusCode).toBe(200);
+    const raised = await admin('PATCH', `/api/v1/products/${product.productId}`, {
+      body: { stock: 2_147_483_647 },
+      contentType: MERGE_PATCH,
+    });
+    expect(raised.statusCode).toBe(200);
+    const cancel = await customer('POST', `${ORDERS}/${order.orderId}/cancel`, { body: { reason: 'no' } });
+    expect(cancel.statusCode).toBe(200);
+    expect((await customer('GET', `/api/v1/products/${product.productId}`)).json().stock).toBe(2_147_483_647);
+  });
+
   it('bounds the page number (deep offsets go by cursor)', async () => {
     const res = await customer('GET', `${ORDERS}?page=1000001`);
     expectProblem(res, 400, 'VALIDATION_ERROR');
