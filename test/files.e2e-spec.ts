@@ -779,6 +779,8 @@ describe('files: order attachments and avatars', () => {
             file: expect.objectContaining({ type: 'string', format: 'binary', maxLength: 10 * MiB }),
             description: expect.objectContaining({ type: 'string', maxLength: 500 }),
           },
+          // Another part is UNKNOWN_FIELD, as another field of a JSON body is.
+          additionalProperties: false,
         },
         encoding: { file: { contentType: 'application/pdf, image/png, image/jpeg' } },
       });
