@@ -74,11 +74,6 @@ export const SINGLE_LINE_TEXT = /^[^\u0000-\u001F\u007F-\u009F]*$/;
 // eslint-disable-next-line no-control-regex -- excluding control characters is the point
 export const MULTI_LINE_TEXT = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]*$/;
 
-/** `\uXXXX` escapes in the document's patterns: readable in any tool, and the same regex for every engine. */
-function patternText(pattern: RegExp): string {
-  return pattern.source;
-}
-
 /**
  * A bound on string length in code points, as JSON Schema's minLength/maxLength count them (class-validator's
  * Length does not count U+FE0E/U+FE0F). Registered under the names of class-validator's own constraints so
@@ -130,7 +125,7 @@ export function text(options: {
       type: 'string',
       ...(options.min > 0 ? { minLength: options.min } : {}),
       maxLength: options.max,
-      pattern: patternText(pattern),
+      pattern: pattern.source,
       ...(options.example !== undefined ? { example: options.example } : {}),
     },
     constraints: (each) => [
@@ -151,7 +146,7 @@ export function patterned(options: {
     schema: {
       type: 'string',
       maxLength: options.max,
-      pattern: patternText(options.pattern),
+      pattern: options.pattern.source,
       ...(options.example !== undefined ? { example: options.example } : {}),
     },
     constraints: (each) => [
