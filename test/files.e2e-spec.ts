@@ -779,6 +779,8 @@ describe('files: order attachments and avatars', () => {
             file: expect.objectContaining({ type: 'string', format: 'binary', maxLength: 10 * MiB }),
             description: expect.objectContaining({ type: 'string', maxLength: 500 }),
           },
+          // Another part is UNKNOWN_FIELD, as another field of a JSON body is.
+          additionalProperties: false,
         },
         encoding: { file: { contentType: 'application/pdf, image/png, image/jpeg' } },
       });
@@ -797,7 +799,7 @@ describe('files: order attachments and avatars', () => {
       expect(avatar.encoding).toEqual({ file: { contentType: 'image/png, image/jpeg' } });
     });
 
-    it('declares downloads as binary bodies of their types, with Content-Disposition and Content-Length', () => {
+    it('declares downloads as binary bodies of their types and size, with Content-Disposition and Content-Length', () => {
       for (const [path, types] of [
         [
           '/api/v1/orders/{orderId}/attachments/{attachmentId}',
@@ -808,7 +810,11 @@ describe('files: order attachments and avatars', () => {
         const ok = response(op(path, 'get'), 200);
         expect(Object.keys(ok.content ?? {})).toEqual(types);
         for (const type of types)
-          expect(ok.content?.[type].schema).toEqual({ type: 'string', format: 'binary' });
+          expect(ok.content?.[type].schema).toEqual({
+            type: 'string',
+            format: 'binary',
+            maxLength: 10 * MiB,
+          });
         expect(Object.keys(ok.headers ?? {})).toEqual(
           expect.arrayContaining(['Content-Disposition', 'Content-Length']),
         );

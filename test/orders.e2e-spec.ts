@@ -506,10 +506,14 @@ describe('orders, items and the order state machine', () => {
         deliveryAddress: address,
       });
       await alice('POST', `/api/v1/orders/${order.orderId}/confirm`);
-      for (const action of ['ship', 'deliver', 'refund']) {
-        const res = await alice('POST', `/api/v1/orders/${order.orderId}/${action}`, {
-          body: { trackingNumber: 'T', carrier: 'C' },
-        });
+      const bodies: Record<string, object | undefined> = {
+        ship: { trackingNumber: 'T', carrier: 'C' },
+        deliver: undefined,
+        refund: { reason: 'R' },
+      };
+      for (const [action, body] of Object.entries(bodies)) {
+        // Each with a body its action takes: the refusal is for the caller, not the request.
+        const res = await alice('POST', `/api/v1/orders/${order.orderId}/${action}`, { body });
         expect(res.statusCode).toBe(403);
         expect(res.json().code).toBe('ACCESS_DENIED');
       }

@@ -5,10 +5,15 @@ import { RULESET, spectralLint, SpectralResult } from './spectral/lint';
 /**
  * The Spectral ruleset encodes the contract's interface rules: each rule has a fixture in
  * test/spectral/violations/<rule>.yaml that breaks exactly that rule, and test/spectral/valid.yaml,
- * which follows the contract, passes every rule.
+ * which follows the contract, passes every rule. The ruleset also extends the OWASP ruleset, whose rules
+ * are the package's own (and tested there): the fixtures, kept to what each contract rule needs, are
+ * judged by the contract's rules only; the served document passes the OWASP rules too (openapi.e2e-spec).
  */
 const FIXTURES = path.join(__dirname, 'spectral');
 const VIOLATIONS = path.join(FIXTURES, 'violations');
+
+/** Findings of the OWASP ruleset the ruleset extends: not the fixtures' subject. */
+const isOwasp = (result: SpectralResult) => result.code.startsWith('owasp:');
 
 /** Rules the ruleset declares and does not switch off (keys two spaces deep under `rules:`). */
 function declaredRules(): string[] {
@@ -31,10 +36,14 @@ describe('Spectral ruleset (.spectral.yaml)', () => {
     results.filter((r) => r.source && path.resolve(r.source) === path.resolve(file)).map((r) => r.code);
 
   beforeAll(async () => {
-    results = await spectralLint([
+    const all = await spectralLint([
       path.join(FIXTURES, 'valid.yaml'),
       ...fixtureRules.map((rule) => path.join(VIOLATIONS, `${rule}.yaml`)),
     ]);
+    // The OWASP rules did run on the fixtures (they find unbounded strings there), so a filter that hid
+    // the contract's own findings would show here.
+    expect(all.some(isOwasp)).toBe(true);
+    results = all.filter((result) => !isOwasp(result));
   });
 
   it('every rule it declares has a violating fixture, and every fixture names a rule', () => {

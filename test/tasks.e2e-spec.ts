@@ -513,6 +513,7 @@ describe('long-running tasks: reports and customer exports', () => {
     expect(doc.paths['/api/v1/exports/{exportId}'].get.responses['200'].content['text/csv'].schema).toEqual({
       type: 'string',
       format: 'binary',
+      maxLength: 1024 ** 3,
     });
     expect(doc.components.schemas.TaskAcceptedResponse.required).toEqual([
       'taskId',

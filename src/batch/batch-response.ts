@@ -1,6 +1,12 @@
 import type { Type as ClassType } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ERROR_CODE_NAMES, type ErrorCode } from '../problem/error-codes';
+import { MAX_PROBLEM_TEXT_LENGTH } from '../problem/problem';
+import { integer, listOf, nested, oneOf, ResponseField, text } from '../validation/fields';
+import { MAX_BATCH_ITEMS } from './batch-request';
+
+const INDEX = integer({ min: 0, max: MAX_BATCH_ITEMS - 1 });
+const COUNT = integer({ min: 0, max: MAX_BATCH_ITEMS });
+const DETAIL = text({ min: 1, max: MAX_PROBLEM_TEXT_LENGTH, multiline: true });
 
 /** Per-item outcome of one batch call, not a lifecycle (contract, Batch item status). */
 export const BATCH_ITEM_STATUSES = ['SUCCESS', 'ERROR'] as const;
@@ -8,20 +14,16 @@ export type BatchItemStatus = (typeof BATCH_ITEM_STATUSES)[number];
 
 /** The reduced error form of a batch item (contract, Errors 7): not a full problem body. */
 export class BatchItemError {
-  @ApiProperty({ enum: ERROR_CODE_NAMES, enumName: 'ErrorCode' })
+  @ResponseField(oneOf(ERROR_CODE_NAMES, 'ErrorCode'))
   code: ErrorCode;
 
-  @ApiProperty({ description: 'Human-readable text in the language of `Accept-Language`.' })
+  @ResponseField(DETAIL, { description: 'Human-readable text in the language of `Accept-Language`.' })
   detail: string;
 }
 
 /** A failed item of an atomic batch, in the `failedItems` member of its BATCH_TRANSACTION_FAILED problem. */
 export class BatchFailedItem extends BatchItemError {
-  @ApiProperty({
-    type: 'integer',
-    minimum: 0,
-    description: 'Zero-based position of the item in the request.',
-  })
+  @ResponseField(INDEX, { description: 'Zero-based position of the item in the request.' })
   index: number;
 }
 
@@ -30,28 +32,27 @@ export class BatchFailedItem extends BatchItemError {
  * SUCCESS (`orderId`, `itemId`); `error` is present only on ERROR.
  */
 export class BatchItemResult {
-  @ApiProperty({
-    type: 'integer',
-    minimum: 0,
-    description: 'Zero-based position of the item in the request.',
-  })
+  @ResponseField(INDEX, { description: 'Zero-based position of the item in the request.' })
   index: number;
 
-  @ApiProperty({ enum: BATCH_ITEM_STATUSES, enumName: 'BatchItemStatus' })
+  @ResponseField(oneOf(BATCH_ITEM_STATUSES, 'BatchItemStatus'))
   status: BatchItemStatus;
 
-  @ApiPropertyOptional({ type: BatchItemError, description: 'Present only when `status` is ERROR.' })
+  @ResponseField(nested(BatchItemError), {
+    optional: true,
+    description: 'Present only when `status` is ERROR.',
+  })
   error?: BatchItemError;
 }
 
 export class BatchSummary {
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Number of items in the request.' })
+  @ResponseField(COUNT, { description: 'Number of items in the request.' })
   total: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0 })
+  @ResponseField(COUNT)
   succeeded: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: '`succeeded + failed = total`.' })
+  @ResponseField(COUNT, { description: '`succeeded + failed = total`.' })
   failed: number;
 }
 
@@ -70,10 +71,12 @@ export function BatchResponseOf<R extends BatchItemResult>(
   resultType: ClassType<R>,
 ): ClassType<BatchResponse<R>> {
   class BatchResponseBody implements BatchResponse<R> {
-    @ApiProperty({ type: [resultType], description: 'One entry per request item, in request order.' })
+    @ResponseField(listOf(nested(resultType), { max: MAX_BATCH_ITEMS }), {
+      description: 'One entry per request item, in request order.',
+    })
     results: R[];
 
-    @ApiProperty({ type: BatchSummary })
+    @ResponseField(nested(BatchSummary))
     summary: BatchSummary;
   }
   return BatchResponseBody;

@@ -7,6 +7,8 @@ import { useProcessLogger } from '../logging/app-logger';
 import { ShutdownState } from '../health/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
 import { AliasRouteOrder } from '../http/alias-route';
+import { corsResponseHeaders, registerCors } from '../http/cors';
+import { PRE_ROUTING_SECURITY_HEADERS, registerSecurityHeaders } from '../http/security-headers';
 import { applyApiRouting } from '../http/api-routing';
 import { registerUriLengthLimit } from '../http/uri-length.hook';
 import { registerAllowedMethods } from '../problem/allowed-methods';
@@ -37,12 +39,19 @@ export async function createHttpApp(
     // of getting Fastify's own non-problem 503.
     return503OnClosing: false,
     routerOptions,
-    frameworkErrors: renderFrameworkErrors(() => problems.filter),
-    // What Node's HTTP parser refuses (431, 408, 400) is Problem Details too.
-    clientErrorHandler: renderClientErrors(() => problems.renderer),
+    frameworkErrors: withPreRoutingHeaders(
+      config,
+      renderFrameworkErrors(() => problems.filter),
+    ),
+    // What Node's HTTP parser refuses (431, 408, 400) is Problem Details too, with the security headers.
+    clientErrorHandler: renderClientErrors(() => problems.renderer, PRE_ROUTING_SECURITY_HEADERS),
   });
   const fastify = adapter.getInstance();
   registerTracing(fastify);
+  // Security headers and CORS on every route, answers before authentication included (a preflight).
+  await registerSecurityHeaders(fastify);
+  await registerCors(fastify, config.http.corsOrigins);
+  // After them: a 414 carries them too.
   registerUriLengthLimit(fastify);
   // Bodies are JSON (plain or Merge Patch), or multipart uploads streamed to the routes that take them;
   // plain text is no body format of this API (415).
@@ -77,6 +86,22 @@ export async function createHttpApp(
   setupOpenApi(app, config);
   await app.init();
   return app;
+}
+
+/**
+ * Errors Fastify answers before routing run no hook: they get the security and CORS headers every other
+ * response gets from its hooks here.
+ */
+function withPreRoutingHeaders(
+  config: AppConfig,
+  render: ReturnType<typeof renderFrameworkErrors>,
+): ReturnType<typeof renderFrameworkErrors> {
+  return (error, request, reply) => {
+    void reply
+      .headers(PRE_ROUTING_SECURITY_HEADERS)
+      .headers(corsResponseHeaders(config.http.corsOrigins, request.headers.origin));
+    render(error, request, reply);
+  };
 }
 
 /** Every route as Fastify registers it: versioned under /api (contract, Versioning), aliases in order. */

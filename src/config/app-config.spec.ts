@@ -39,6 +39,29 @@ describe('loadConfig', () => {
     }
   });
 
+  it('allows no CORS origin unless told, then the listed origins as browsers send them', () => {
+    expect(load({}).http.corsOrigins).toEqual([]);
+    expect(load({ CORS_ORIGINS: ' ' }).http.corsOrigins).toEqual([]);
+    expect(
+      load({ CORS_ORIGINS: 'https://Shop.Example.com, http://localhost:5173,https://a.example:443/,' }).http
+        .corsOrigins,
+    ).toEqual(['https://shop.example.com', 'http://localhost:5173', 'https://a.example']);
+  });
+
+  it.each([
+    '*',
+    'shop.example.com',
+    'https://shop.example.com/app',
+    'ftp://files.example.com',
+    'https://*.example.com',
+    'https://u:p@example.com',
+    'https://example.com?x=1',
+  ])('refuses CORS_ORIGINS=%j in one line naming the setting and the entry', (value) => {
+    expect(() => load({ CORS_ORIGINS: `https://ok.example.com,${value}` })).toThrow(
+      new RegExp(`^Invalid configuration: CORS_ORIGINS .*"${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`),
+    );
+  });
+
   it('trusts no proxy unless told, then all or a number of hops', () => {
     expect(load({}).http.trustProxy).toBe(false);
     expect(load({ TRUST_PROXY: 'true' }).http.trustProxy).toBe(true);

@@ -18,7 +18,14 @@ export interface AppConfig {
     shutdownDelayMs: number;
     logLevel: string;
   };
-  http: { port: number; host: string; bodyLimitBytes: number; trustProxy: boolean | number };
+  http: {
+    port: number;
+    host: string;
+    bodyLimitBytes: number;
+    trustProxy: boolean | number;
+    /** Origins allowed by CORS (`https://shop.example.com`); none: no CORS headers at all. */
+    corsOrigins: string[];
+  };
   database: {
     url?: string;
     dataDir: string;
@@ -60,6 +67,13 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/** The largest rate limit and window the settings take (the OpenAPI document declares the headers' bounds). */
+export const MAX_RATE_LIMIT = 1_000_000;
+export const MAX_RATE_LIMIT_WINDOW_SECONDS = 86_400;
+
+/** Longest origin: scheme, a host name of at most 253 characters and a port. */
+export const MAX_ORIGIN_LENGTH = 'https://'.length + 253 + ':65535'.length;
 
 /** Public on purpose: it only signs tokens and cursors of local development runs. */
 export const DEV_JWT_SECRET = 'order-service-development-secret-do-not-use-in-production';
@@ -129,6 +143,54 @@ export function telemetrySettings(env: Env = process.env): TelemetrySettings {
   };
 }
 
+/**
+ * `CORS_ORIGINS`: comma-separated origins, each a scheme (http or https) and a host with an optional port,
+ * exactly what browsers send in `Origin` (`https://shop.example.com`, `http://localhost:5173`). A path, a
+ * wildcard or anything else stops the start: a typo must not silently leave a front-end locked out, nor
+ * `*` let every site in.
+ */
+function corsOrigins(env: Env): string[] {
+  const raw = str(env, 'CORS_ORIGINS');
+  if (raw === undefined) return [];
+  const origins = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const origin = originOf(entry);
+      if (origin === undefined) {
+        throw new ConfigError(
+          'CORS_ORIGINS',
+          `must be comma-separated origins such as https://shop.example.com (scheme and host, optional port, ` +
+            `no path or wildcard); "${entry}" is not one`,
+        );
+      }
+      return origin;
+    });
+  return [...new Set(origins)];
+}
+
+/** The origin `entry` names (lower-case host, no default port), or undefined when it is not just an origin. */
+function originOf(entry: string): string | undefined {
+  if (entry.length > MAX_ORIGIN_LENGTH || entry.includes('*')) return undefined;
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return undefined;
+  }
+  const bare =
+    (url.protocol === 'https:' || url.protocol === 'http:') &&
+    url.username === '' &&
+    url.password === '' &&
+    url.pathname === '/' &&
+    url.search === '' &&
+    url.hash === '' &&
+    // `https://a.com/` is accepted, `https://a.com/?` or `https://a.com//` are not.
+    /^[a-z]+:\/\/[^/?#]+\/?$/i.test(entry);
+  return bare ? url.origin : undefined;
+}
+
 /** About nine months after the release, as DECISIONS.md suggests for the deprecated status endpoint. */
 const DEFAULT_LEGACY_STATUS_SUNSET = '2027-08-31T00:00:00Z';
 
@@ -188,6 +250,7 @@ export function loadConfig(
       host: str(env, 'HOST') ?? '0.0.0.0',
       bodyLimitBytes: 1024 * 1024,
       trustProxy: trustProxy(env),
+      corsOrigins: corsOrigins(env),
     },
     database: {
       url: databaseUrl,
@@ -210,8 +273,8 @@ export function loadConfig(
       audience: str(env, 'JWT_AUDIENCE'),
     },
     rateLimit: {
-      limit: int(env, 'RATE_LIMIT_LIMIT', 100, 1, 1_000_000),
-      windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
+      limit: int(env, 'RATE_LIMIT_LIMIT', 100, 1, MAX_RATE_LIMIT),
+      windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, MAX_RATE_LIMIT_WINDOW_SECONDS),
     },
     versioning: { legacyStatusSunset: sunset },
     idempotency: { ttlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 7 * 86_400) },

@@ -16,6 +16,8 @@ export interface EntityTag {
 /** `[W/]"<etagc>*"` followed by a list separator or the end (RFC 9110 §8.8.3, §5.6.1 list rule). */
 const LIST_MEMBER = /[\t ]*(?:(W\/)?("[\x21\x23-\x7e\x80-\xff]*"))?[\t ]*(?:,|$)/y;
 const OPAQUE_CHARACTERS = /^[\x21\x23-\x7e]+$/;
+/** Longest ETag the service sends, quotes included (declared in the OpenAPI document). */
+export const MAX_ENTITY_TAG_LENGTH = 64;
 
 /**
  * The strong ETag of version `version` of the resource `id`, quoted: `"<id>.v<version>"`. The id is part
@@ -24,7 +26,9 @@ const OPAQUE_CHARACTERS = /^[\x21\x23-\x7e]+$/;
 export function entityTag(id: string, version: number): string {
   if (!OPAQUE_CHARACTERS.test(id)) throw new Error(`an entity id cannot be part of an ETag: ${id}`);
   if (!Number.isSafeInteger(version) || version < 0) throw new Error(`not an entity version: ${version}`);
-  return `"${id}.v${version}"`;
+  const tag = `"${id}.v${version}"`;
+  if (tag.length > MAX_ENTITY_TAG_LENGTH) throw new Error(`an entity tag is longer than it may be: ${tag}`);
+  return tag;
 }
 
 /** Parses an entity-tag list (`If-Match`, `If-None-Match` without `*`); undefined when it is malformed. */

@@ -11,10 +11,11 @@ import {
 } from '@nestjs/swagger';
 import type { AppConfig } from '../config/app-config';
 import type { ErrorCode } from '../problem/error-codes';
+import { type PlainFieldKind, schemaOf } from '../validation/fields';
 import { DEPRECATION_HEADERS, etagHeader, RATE_LIMIT_HEADERS } from './components';
 
-// Helpers for `headers` of the success response, importable from here with the decorator.
-export { etagHeader, fileDownloadHeaders, locationHeader } from './components';
+// Helpers for `headers` and bodies of the success response, importable from here with the decorator.
+export { binarySchema, etagHeader, fileDownloadHeaders, locationHeader } from './components';
 
 /** A deprecated endpoint (contract, Versioning: Deprecation). */
 export interface EndpointDeprecation {
@@ -122,14 +123,34 @@ function successResponse(options: ApiEndpointOptions): MethodDecorator {
   return ApiResponse({ status, description, headers });
 }
 
+/**
+ * Request headers the service reads but never refuses a request for (contract, Localization 2: an unknown
+ * language falls back to `ru`; an entity-tag list that does not parse matches nothing): their schemas say
+ * what a client sends.
+ */
+const ACCEPT_LANGUAGE: SchemaObject = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9*,;=. -]*$',
+  maxLength: 200,
+  example: 'en',
+};
+/** `*`, or a list of entity tags (RFC 9110 §13.1.1); the service's own are single strong tags. */
+const ENTITY_TAG_LIST: SchemaObject = {
+  type: 'string',
+  pattern: '^(\\*|(W/)?"[!#-~]*"( *, *(W/)?"[!#-~]*")*)$',
+  maxLength: 1024,
+  example: '"7f1c0e7e-1f2a-4c53-9d0e-2b6f1b9f4a10.v3"',
+};
+
 function requestHeaders(options: ApiEndpointOptions): MethodDecorator[] {
   const headers = [
     ApiHeader({
       name: 'Accept-Language',
       required: false,
       description:
-        'Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts.',
-      schema: { type: 'string', example: 'en' },
+        'Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, ' +
+        'an unknown language is `ru`.',
+      schema: ACCEPT_LANGUAGE,
     }),
   ];
   if (options.conditional === 'read') {
@@ -138,6 +159,7 @@ function requestHeaders(options: ApiEndpointOptions): MethodDecorator[] {
         name: 'If-None-Match',
         required: false,
         description: 'An ETag seen before: while it is current the answer is 304 without a body.',
+        schema: ENTITY_TAG_LIST,
       }),
     );
   }
@@ -147,15 +169,16 @@ function requestHeaders(options: ApiEndpointOptions): MethodDecorator[] {
         name: 'If-Match',
         required: false,
         description: 'Change only while the resource has this ETag; otherwise 409 CONCURRENT_MODIFICATION.',
+        schema: ENTITY_TAG_LIST,
       }),
     );
   }
   return headers;
 }
 
-/** A text part of a multipart upload: text parts always declare their maximum length. */
+/** A text part of a multipart upload: its kind (`text(...)`) gives its bounds and pattern. */
 export interface MultipartTextField {
-  maxLength: number;
+  kind: PlainFieldKind;
   description?: string;
   required?: boolean;
 }
@@ -193,10 +216,7 @@ export function ApiMultipartFile(options: ApiMultipartFileOptions): MethodDecora
               `${formatBytes(options.maxBytes)}. The type is checked from the content.`,
           },
           ...Object.fromEntries(
-            extra.map(([name, field]) => [
-              name,
-              { type: 'string', maxLength: field.maxLength, description: field.description },
-            ]),
+            extra.map(([name, field]) => [name, { ...schemaOf(field.kind), description: field.description }]),
           ),
         },
       },

@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../auth/caller';
 import { AppException } from '../problem/app-exception';
-import { ExpectedVersions, Order, OrderLine, quantitiesByProduct, RequestedLine } from './domain/order';
+import {
+  ExpectedVersions,
+  MAX_ORDER_LINES,
+  Order,
+  OrderLine,
+  quantitiesByProduct,
+  RequestedLine,
+} from './domain/order';
 import { OrderChanges } from './order-changes.service';
 import { itemFieldPrefix } from '../batch/batch-outcome';
 import { OrderLinesPricer } from './order-lines.service';
@@ -27,6 +34,7 @@ export class OrderItemsService {
   ): Promise<{ order: Order; item: OrderLine }> {
     let itemId = '';
     const order = await this.changes.run(caller, orderId, 'changeItems', expected, async (db, current) => {
+      checkRoom(current, 1);
       const productId = line.productId.toLowerCase();
       const held = quantitiesByProduct(current.items).find((q) => q.productId === productId)?.quantity ?? 0;
       const [checked] = await this.lines.price([{ productId, quantity: held + line.quantity }], () => '', db);
@@ -58,6 +66,7 @@ export class OrderItemsService {
   ): Promise<{ order: Order; itemIds: string[] }> {
     let itemIds: string[] = [];
     const order = await this.changes.run(caller, orderId, 'changeItems', expected, async (db, current) => {
+      checkRoom(current, lines.length);
       const held = new Map(quantitiesByProduct(current.items).map((q) => [q.productId, q.quantity]));
       // The first new line of a product also carries what the order holds of it; the pricer makes the
       // following lines of that product share what stock is left.
@@ -73,5 +82,16 @@ export class OrderItemsService {
       itemIds = await this.orders.insertLines(db, current.orderId, added);
     });
     return { order, itemIds };
+  }
+}
+
+/**
+ * An order holds at most MAX_ORDER_LINES lines, however they were added (the create body's limit, kept
+ * for the order's whole life): more is 400 VALIDATION_ERROR on `items`, as an order total beyond the money
+ * column is (DECISIONS "Errors").
+ */
+function checkRoom(order: Order, added: number): void {
+  if (order.items.length + added > MAX_ORDER_LINES) {
+    throw AppException.validation([{ field: 'items', code: 'MAX_ITEMS', args: { max: MAX_ORDER_LINES } }]);
   }
 }

@@ -1,23 +1,26 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, Max, Min } from 'class-validator';
+import { integer, RequestField } from '../validation/fields';
 import { QueryNumber } from '../validation/query-number.decorator';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+/**
+ * Deepest page offset paging serves: it keeps the offset arithmetic exact and the parameter bounded
+ * (OWASP API4); a list walked further than this goes by cursor.
+ */
+export const MAX_PAGE = 1_000_000;
+
+/** `page` (first is 1) and `size` (1–100) as every offset-paged list takes them. */
+export const PAGE = integer({ min: 1, max: MAX_PAGE });
+export const PAGE_SIZE = integer({ min: 1, max: MAX_PAGE_SIZE });
 
 /** `page` (first is 1) and `size` (1–100) of every offset-paged list (contract, List query parameters). */
 export class OffsetPageQuery {
-  @ApiPropertyOptional({ minimum: 1, default: 1, description: 'Page number, first is 1.' })
+  @RequestField(PAGE, { presence: 'optional', default: 1, description: 'Page number, first is 1.' })
   @QueryNumber()
-  @IsInt()
-  @Min(1)
   page: number = 1;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
+  @RequestField(PAGE_SIZE, { presence: 'optional', default: DEFAULT_PAGE_SIZE })
   @QueryNumber()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
   size: number = DEFAULT_PAGE_SIZE;
 }
 

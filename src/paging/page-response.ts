@@ -1,6 +1,21 @@
 import { Type } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { MAX_PAGE_SIZE } from './offset-page';
+import { boolean, integer, listOf, nested, patterned, ResponseField } from '../validation/fields';
+import { MAX_PAGE_SIZE, PAGE, PAGE_SIZE } from './offset-page';
+
+/** Counts of rows and pages: a JSON number carries them exactly up to 2^53 − 1. */
+const COUNT = integer({ min: 0, max: Number.MAX_SAFE_INTEGER });
+
+/** Longest cursor a client may pass back; the ones the service issues are far shorter. */
+export const MAX_CURSOR_LENGTH = 2000;
+/**
+ * A cursor as the service issues it (cursor-codec.ts): base64url payload, a dot, base64url signature. Any
+ * other value is refused as INVALID_CURSOR when it is decoded.
+ */
+export const CURSOR = patterned({
+  pattern: /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/,
+  max: MAX_CURSOR_LENGTH,
+  format: 'cursor',
+});
 
 /**
  * The OpenAPI schema of an offset page of `item` (contract, Pages), named `<name>` in the document.
@@ -8,19 +23,19 @@ import { MAX_PAGE_SIZE } from './offset-page';
  */
 export function OffsetPageResponse<T>(item: Type<T>, name: string): Type<{ content: T[] }> {
   class Page {
-    @ApiProperty({ type: [item] })
+    @ResponseField(listOf(nested(item), { max: MAX_PAGE_SIZE }))
     content: T[];
 
-    @ApiProperty({ type: 'integer', minimum: 1, description: 'First page is 1.' })
+    @ResponseField(PAGE, { description: 'First page is 1.' })
     page: number;
 
-    @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE })
+    @ResponseField(PAGE_SIZE)
     size: number;
 
-    @ApiProperty({ type: 'integer', minimum: 0 })
+    @ResponseField(COUNT)
     totalElements: number;
 
-    @ApiProperty({ type: 'integer', minimum: 0 })
+    @ResponseField(COUNT)
     totalPages: number;
   }
   Object.defineProperty(Page, 'name', { value: name });
@@ -30,22 +45,22 @@ export function OffsetPageResponse<T>(item: Type<T>, name: string): Type<{ conte
 /** The OpenAPI schema of a cursor page of `item` (contract, Pages), named `<name>` in the document. */
 export function CursorPageResponse<T>(item: Type<T>, name: string): Type<{ content: T[] }> {
   class Page {
-    @ApiProperty({ type: [item] })
+    @ResponseField(listOf(nested(item), { max: MAX_PAGE_SIZE }))
     content: T[];
 
-    @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE })
+    @ResponseField(PAGE_SIZE)
     size: number;
 
-    @ApiPropertyOptional({ description: 'Opaque; absent when there is no next chunk.' })
+    @ResponseField(CURSOR, { optional: true, description: 'Opaque; absent when there is no next chunk.' })
     nextCursor?: string;
 
-    @ApiPropertyOptional({ description: 'Opaque; absent when there is no previous chunk.' })
+    @ResponseField(CURSOR, { optional: true, description: 'Opaque; absent when there is no previous chunk.' })
     prevCursor?: string;
 
-    @ApiProperty()
+    @ResponseField(boolean())
     hasNext: boolean;
 
-    @ApiProperty()
+    @ResponseField(boolean())
     hasPrev: boolean;
   }
   Object.defineProperty(Page, 'name', { value: name });

@@ -26,6 +26,8 @@ export function registerAllowedMethods(fastify: FastifyInstance, options: RouteM
   const router = FindMyWay(options);
   const methods = new Set<HTTPMethod>();
   fastify.addHook('onRoute', (route) => {
+    // A catch-all route (CORS's `OPTIONS *` for preflights) says nothing about the methods of a resource.
+    if (route.url === '*' || route.url === '/*') return;
     for (const method of [route.method].flat() as HTTPMethod[]) {
       methods.add(method);
       if (!router.hasRoute(method, route.url)) router.on(method, route.url, noop);

@@ -40,7 +40,13 @@ const CLIENT_ERRORS: Record<string, 'HEADERS_TOO_LARGE' | 'REQUEST_TIMEOUT'> = {
  * text is in the default language, and a new trace starts. The connection is closed after the answer: the
  * parser cannot tell where the next request would begin.
  */
-export function renderClientErrors(problems: () => ProblemRenderer | undefined) {
+export function renderClientErrors(
+  problems: () => ProblemRenderer | undefined,
+  headers: Readonly<Record<string, string>> = {},
+) {
+  const extraHeaders = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   return (error: Error & { code?: string }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const renderer = problems();
@@ -52,7 +58,7 @@ export function renderClientErrors(problems: () => ProblemRenderer | undefined) 
         `HTTP/1.1 ${exception.status} ${STATUS_TEXT[exception.status] ?? 'Error'}\r\n` +
           `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Language: ${DEFAULT_LANGUAGE}\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\ntraceparent: ${trace.traceparent}\r\n` +
-          `Connection: close\r\n\r\n${body}`,
+          `${extraHeaders}Connection: close\r\n\r\n${body}`,
       );
     }
     socket.destroy(error);

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AppException } from './app-exception';
 import { Language } from './language';
-import { buildProblem, ProblemBody } from './problem';
+import {
+  buildProblem,
+  MAX_FIELD_PATH_LENGTH,
+  MAX_PROBLEM_TEXT_LENGTH,
+  MAX_VIOLATIONS,
+  ProblemBody,
+} from './problem';
 import { Translator } from './translator';
 
 /**
@@ -18,14 +24,29 @@ export class ProblemRenderer {
     return buildProblem({
       status,
       code,
-      detail: this.translator.translate(options.detailKey ?? `errors.${code}`, lang, options.args),
+      detail: cut(
+        this.translator.translate(options.detailKey ?? `errors.${code}`, lang, options.args),
+        MAX_PROBLEM_TEXT_LENGTH,
+      ),
       traceId,
-      violations: options.violations?.map((v) => ({
-        field: v.field,
+      violations: options.violations?.slice(0, MAX_VIOLATIONS).map((v) => ({
+        field: cut(v.field.replace(CONTROL_CHARACTERS, '\uFFFD'), MAX_FIELD_PATH_LENGTH),
         code: v.code,
-        message: this.translator.translate(`validation.${v.code}`, lang, v.args),
+        message: cut(
+          this.translator.translate(`validation.${v.code}`, lang, v.args),
+          MAX_PROBLEM_TEXT_LENGTH,
+        ),
       })),
       extensions: options.extensions,
     });
   }
+}
+
+/** A field path names what the client sent, unknown names included: their control characters are not echoed. */
+const CONTROL_CHARACTERS = /\p{Cc}/gu;
+
+/** `value` cut to `max` code points, the last one an ellipsis when it was longer. */
+function cut(value: string, max: number): string {
+  const chars = [...value];
+  return chars.length <= max ? value : `${chars.slice(0, max - 1).join('')}…`;
 }

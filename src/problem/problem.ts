@@ -3,6 +3,16 @@ import { problemType, STATUS_TITLES } from './error-codes';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/**
+ * Bounds of what a problem body can hold, declared in the OpenAPI document and kept by the renderer: a
+ * `detail` or violation `message` (the catalogue texts with their arguments stay far below), the number
+ * of violations and the length of a violation's `field`. The last two bound what a request can make the
+ * service echo: thousands of unknown fields, or one with a megabyte-long name, are not repeated back.
+ */
+export const MAX_PROBLEM_TEXT_LENGTH = 1000;
+export const MAX_VIOLATIONS = 1000;
+export const MAX_FIELD_PATH_LENGTH = 300;
+
 export interface Violation {
   field: string;
   message: string;

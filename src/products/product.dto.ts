@@ -1,104 +1,73 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsDefined,
-  IsIn,
-  IsInt,
-  IsNumber,
-  IsOptional,
-  IsString,
-  Length,
-  Max,
-  Min,
-  ValidateIf,
-} from 'class-validator';
 import { OffsetPageResponse } from '../paging/page-response';
+import {
+  decimal,
+  INT32_MAX,
+  integer,
+  oneOf,
+  RequestField,
+  ResponseField,
+  text,
+  timestamp,
+  uuid,
+} from '../validation/fields';
 import { PRODUCT_STATUSES, type ProductStatus } from './product.entity';
 
-const MAX_PRICE = 9_999_999_999.99;
-const MAX_STOCK = 2_147_483_647;
+/** `numeric(12,2)`: at most 10 integer digits, 2 decimals. */
+const PRICE = decimal({ min: 0, max: 9_999_999_999.99, decimals: 2, example: 199.9 });
+/** An `integer` column. */
+const STOCK = integer({ min: 0, max: INT32_MAX });
+const NAME = text({ min: 1, max: 200 });
+const STATUS = oneOf(PRODUCT_STATUSES, 'ProductStatus');
 
 export class CreateProductRequest {
-  @ApiProperty({ minLength: 1, maxLength: 200 })
-  @IsDefined()
-  @IsString()
-  @Length(1, 200)
+  @RequestField(NAME)
   name: string;
 
-  @ApiProperty({ minimum: 0, maximum: MAX_PRICE, example: 199.9, description: 'At most 2 decimals.' })
-  @IsDefined()
-  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false })
-  @Min(0)
-  @Max(MAX_PRICE)
+  @RequestField(PRICE, { description: 'At most 2 decimals.' })
   price: number;
 
-  @ApiProperty({ minimum: 0 })
-  @IsDefined()
-  @IsInt()
-  @Min(0)
-  @Max(MAX_STOCK)
+  @RequestField(STOCK)
   stock: number;
 
-  @ApiPropertyOptional({ enum: PRODUCT_STATUSES, enumName: 'ProductStatus', default: 'ACTIVE' })
-  @IsOptional()
-  @IsIn(PRODUCT_STATUSES)
+  @RequestField(STATUS, { presence: 'optional', default: 'ACTIVE' })
   status?: ProductStatus;
 }
 
-/** In a merge patch, absent leaves a field alone; `null` (remove) is validated, and fails on required fields. */
-const PresentOrAbsent = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
-
 /** Merge patch of a product; every field is required on the resource, so `null` is not accepted. */
 export class PatchProductRequest {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @PresentOrAbsent()
-  @IsDefined()
-  @IsString()
-  @Length(1, 200)
+  @RequestField(NAME, { presence: 'patch' })
   name?: string;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: MAX_PRICE })
-  @PresentOrAbsent()
-  @IsDefined()
-  @IsNumber({ maxDecimalPlaces: 2, allowNaN: false, allowInfinity: false })
-  @Min(0)
-  @Max(MAX_PRICE)
+  @RequestField(PRICE, { presence: 'patch' })
   price?: number;
 
-  @ApiPropertyOptional({ minimum: 0 })
-  @PresentOrAbsent()
-  @IsDefined()
-  @IsInt()
-  @Min(0)
-  @Max(MAX_STOCK)
+  @RequestField(STOCK, { presence: 'patch' })
   stock?: number;
 
-  @ApiPropertyOptional({ enum: PRODUCT_STATUSES, enumName: 'ProductStatus' })
-  @PresentOrAbsent()
-  @IsDefined()
-  @IsIn(PRODUCT_STATUSES)
+  @RequestField(STATUS, { presence: 'patch' })
   status?: ProductStatus;
 }
 
 export class ProductResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   productId: string;
 
-  @ApiProperty()
+  @ResponseField(NAME)
   name: string;
 
-  @ApiProperty({ example: 199.9 })
+  @ResponseField(PRICE)
   price: number;
 
-  @ApiProperty({ minimum: 0 })
+  @ResponseField(STOCK)
   stock: number;
 
-  @ApiProperty({ enum: PRODUCT_STATUSES, enumName: 'ProductStatus' })
+  @ResponseField(STATUS)
   status: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-01-31T12:00:00Z' })
+  @ResponseField(timestamp())
   createdAt: Date;
 
-  @ApiPropertyOptional({ format: 'date-time', example: '2026-01-31T12:00:00Z' })
+  @ResponseField(timestamp(), { optional: true })
   updatedAt?: Date;
 }
 

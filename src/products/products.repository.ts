@@ -86,9 +86,14 @@ export class ProductsRepository {
     return affected > 0;
   }
 
+  /**
+   * Returns `quantity` to the stock. The stock is an `integer` column: a stock an admin raised to its
+   * maximum meanwhile stays at the maximum (the sum would not fit: a cancellation failed with a 500).
+   */
   async giveBack(db: EntityManager, productId: string, quantity: number): Promise<void> {
     await db.query(
-      `UPDATE products SET stock = stock + $2, version = version + 1, updated_at = now() WHERE product_id = $1`,
+      `UPDATE products SET stock = LEAST(stock::bigint + $2, 2147483647), version = version + 1,
+         updated_at = now() WHERE product_id = $1`,
       [productId, quantity],
     );
   }

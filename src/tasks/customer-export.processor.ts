@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { CreationKey } from '../orders/domain/order-aggregates';
 import { OrderReadsService } from '../orders/order-reads.service';
 import { BlobStorage } from '../storage/blob-storage';
-import { progressOf } from './domain/task';
+import { MAX_EXPORT_BYTES, progressOf } from './domain/task';
 import { EXPORT_FORMATS } from './order-export.format';
 import { TasksRepository } from './persistence/tasks.repository';
 import { TaskHandler, TaskHandlers, TaskRun } from './task-handlers';
@@ -52,7 +52,7 @@ export class CustomerExportProcessor implements TaskHandler<'CUSTOMER_EXPORT'> {
       }
       yield Buffer.from(file.footer);
     }
-    const blob = await this.storage.write(content());
+    const blob = await this.storage.write(content(), { maxBytes: MAX_EXPORT_BYTES });
     try {
       await complete(async (db) => {
         await this.storage.attach(db, blob.key);

@@ -1,35 +1,43 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsInt, IsOptional, IsString, Length, MaxLength, Min } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ROLES } from '../auth/caller';
+import {
+  email,
+  INT32_MAX,
+  integer,
+  listOf,
+  oneOf,
+  RequestField,
+  ResponseField,
+  text,
+  timestamp,
+  uuid,
+} from '../validation/fields';
 import { ReadOnly } from '../validation/read-only.decorator';
+
+const DISPLAY_NAME = text({ min: 1, max: 200 });
+const EMAIL = email(320);
+/** `users.region_id` is an `integer` column. */
+const REGION_ID = integer({ min: 0, max: INT32_MAX });
+const SEGMENT = text({ min: 1, max: 50 });
 
 /** Body of `PUT /users/me`: the editable profile fields; absent fields are removed. */
 export class ReplaceProfileRequest {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional()
-  @IsString()
-  @Length(1, 200)
+  @RequestField(DISPLAY_NAME, { presence: 'optional' })
   displayName?: string;
 
-  @ApiPropertyOptional({ format: 'email', maxLength: 320 })
-  @IsOptional()
-  @IsEmail()
-  @MaxLength(320)
+  @RequestField(EMAIL, { presence: 'optional' })
   email?: string;
 
-  @ApiPropertyOptional({ minimum: 0, description: 'Region of the customer (used by order search).' })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
+  @RequestField(REGION_ID, {
+    presence: 'optional',
+    description: 'Region of the customer (used by order search).',
+  })
   regionId?: number;
 
-  @ApiPropertyOptional({
-    minLength: 1,
-    maxLength: 50,
+  @RequestField(SEGMENT, {
+    presence: 'optional',
     description: 'Customer segment (used by order search).',
   })
-  @IsOptional()
-  @IsString()
-  @Length(1, 50)
   segment?: string;
 
   @ApiPropertyOptional({ readOnly: true, description: 'Read-only; sending it is a validation error.' })
@@ -46,27 +54,27 @@ export class ReplaceProfileRequest {
 }
 
 export class UserResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   userId: string;
 
-  @ApiProperty({ enum: ['CUSTOMER', 'ADMIN'], enumName: 'Role', isArray: true })
+  @ResponseField(listOf(oneOf(ROLES, 'Role'), { max: ROLES.length }))
   roles: string[];
 
-  @ApiPropertyOptional()
+  @ResponseField(DISPLAY_NAME, { optional: true })
   displayName?: string;
 
-  @ApiPropertyOptional({ format: 'email' })
+  @ResponseField(EMAIL, { optional: true })
   email?: string;
 
-  @ApiPropertyOptional()
+  @ResponseField(REGION_ID, { optional: true })
   regionId?: number;
 
-  @ApiPropertyOptional()
+  @ResponseField(SEGMENT, { optional: true })
   segment?: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-01-31T12:00:00Z' })
+  @ResponseField(timestamp())
   createdAt: Date;
 
-  @ApiPropertyOptional({ format: 'date-time', example: '2026-01-31T12:00:00Z' })
+  @ResponseField(timestamp(), { optional: true })
   updatedAt?: Date;
 }

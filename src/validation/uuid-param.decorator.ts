@@ -2,6 +2,7 @@ import { ArgumentMetadata, Injectable, Param, PipeTransform } from '@nestjs/comm
 import { ApiParam } from '@nestjs/swagger';
 import { isUUID } from 'class-validator';
 import { AppException } from '../problem/app-exception';
+import { schemaOf, uuid } from './fields';
 
 /** A path id must be a uuid (any version, either case); it is passed on in lower case. */
 @Injectable()
@@ -19,13 +20,13 @@ export class ParseUuidPipe implements PipeTransform<unknown, string> {
 /**
  * `@UuidParam('orderId') orderId: string`: the path variable `{orderId}`, which must be a uuid; a malformed
  * one is 400 VALIDATION_ERROR with violation `{ field: 'orderId', code: 'INVALID_FORMAT' }`. Declares the
- * parameter as `format: uuid` in the OpenAPI document.
+ * parameter as a uuid (`format: uuid`, 36 characters) in the OpenAPI document.
  */
 export function UuidParam(name: string): ParameterDecorator {
   return (target, propertyKey, parameterIndex) => {
     Param(name, ParseUuidPipe)(target, propertyKey, parameterIndex);
     if (propertyKey === undefined) return;
     const descriptor = Object.getOwnPropertyDescriptor(target, propertyKey);
-    if (descriptor) ApiParam({ name, type: String, format: 'uuid' })(target, propertyKey, descriptor);
+    if (descriptor) ApiParam({ name, schema: schemaOf(uuid()) })(target, propertyKey, descriptor);
   };
 }

@@ -1,6 +1,13 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
-import type { OpenAPIObject, OperationObject, ParameterObject, ResponseObject } from '@nestjs/swagger';
+import type {
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+} from '@nestjs/swagger';
 import { PUBLIC_ROUTE, REQUIRED_ROLES } from '../../auth/decorators';
 import type { AppConfig } from '../../config/app-config';
 import { ALIAS_ROUTE, type AliasRouteMetadata } from '../../http/alias-route';
@@ -12,7 +19,15 @@ import {
 import { ErrorCode, ERROR_CODES, STATUS_TITLES } from '../../problem/error-codes';
 import { PROBLEM_CONTENT_TYPE } from '../../problem/problem';
 import { API_ENDPOINT, ApiEndpointOptions } from '../../openapi/api-endpoint.decorator';
-import { BEARER_SCHEME, SCHEMA, schemaRef, TOO_MANY_REQUESTS_HEADERS } from '../../openapi/components';
+import {
+  BEARER_SCHEME,
+  CORS_HEADERS,
+  ERROR_RATE_LIMIT_HEADERS,
+  SCHEMA,
+  schemaRef,
+  TOO_MANY_REQUESTS_HEADERS,
+} from '../../openapi/components';
+import { schemaOf, uuid } from '../../validation/fields';
 import { isPastSunset } from '../../versioning/deprecation';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -88,7 +103,7 @@ function errorResponses(codes: ErrorCode[]): Record<string, ResponseObject> {
       String(status),
       {
         description: `${STATUS_TITLES[status] ?? 'Error'}: ${statusCodes.join(', ')}.`,
-        ...(status === 429 ? { headers: TOO_MANY_REQUESTS_HEADERS } : {}),
+        headers: status === 429 ? TOO_MANY_REQUESTS_HEADERS : ERROR_RATE_LIMIT_HEADERS,
         content: { [PROBLEM_CONTENT_TYPE]: { schema: schemaRef(SCHEMA.problem) } },
       },
     ]),
@@ -103,8 +118,18 @@ function idempotencyKeyParameter(options: IdempotentOptions): ParameterObject {
     description:
       'A uuid per business operation: a retry with the same key and body replays the first response ' +
       '(`Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED.',
-    schema: { type: 'string', format: 'uuid' },
+    schema: schemaOf(uuid()),
   };
+}
+
+/** Every response may carry `Access-Control-Allow-Origin` (CORS, when configured; http/cors.ts). */
+function withCorsHeaders(responses: Record<string, ResponseObject>): Record<string, ResponseObject> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      { ...response, headers: { ...response.headers, ...CORS_HEADERS } },
+    ]),
+  );
 }
 
 /** Responses in status order, as a reader scans them. */
@@ -135,10 +160,12 @@ export function applyEndpointConventions(
         continue;
       }
       const sunset = deprecation?.sunset(config);
-      operation.responses = sortedResponses({
-        ...(operation.responses as Record<string, ResponseObject>),
-        ...errorResponses(errorCodes(endpoint)),
-      });
+      operation.responses = withCorsHeaders(
+        sortedResponses({
+          ...(operation.responses as Record<string, ResponseObject>),
+          ...errorResponses(errorCodes(endpoint)),
+        }),
+      );
       if (endpoint.idempotent) {
         operation.parameters = [
           ...(operation.parameters ?? []),
@@ -163,6 +190,76 @@ export function applyEndpointConventions(
     }
     if (!HTTP_METHODS.some((method) => item[method])) delete document.paths[path];
   }
+}
+
+type Schema = SchemaObject | ReferenceObject;
+
+/** The component names `schema` reaches through `$ref`s, `seen` included (filled as it goes). */
+function reachedComponents(document: OpenAPIObject, schema: unknown, seen: Set<string>): Set<string> {
+  if (Array.isArray(schema)) {
+    for (const item of schema) reachedComponents(document, item, seen);
+  } else if (typeof schema === 'object' && schema !== null) {
+    const ref = (schema as ReferenceObject).$ref;
+    if (typeof ref === 'string') {
+      const name = ref.replace('#/components/schemas/', '');
+      if (!seen.has(name)) {
+        seen.add(name);
+        reachedComponents(document, document.components?.schemas?.[name], seen);
+      }
+    }
+    for (const value of Object.values(schema)) reachedComponents(document, value, seen);
+  }
+  return seen;
+}
+
+/** `additionalProperties: false` on `schema` and every object schema inside it that lists its properties. */
+function close(schema: unknown): void {
+  if (Array.isArray(schema)) {
+    for (const item of schema) close(item);
+    return;
+  }
+  if (typeof schema !== 'object' || schema === null) return;
+  const object = schema as SchemaObject;
+  if (object.properties && object.additionalProperties === undefined) object.additionalProperties = false;
+  for (const [key, value] of Object.entries(object)) if (key !== 'example') close(value);
+}
+
+/**
+ * Request bodies say what the validation pipe does: a field they do not list is 400 UNKNOWN_FIELD, at any
+ * depth (DECISIONS "Errors"). Response schemas stay open: clients ignore fields they do not know
+ * (contract, Versioning 4). A component used by both would have to be both, which the build refuses.
+ */
+export function closeRequestBodies(document: OpenAPIObject): void {
+  const requestSchemas: Schema[] = [];
+  const responseSchemas: Schema[] = [];
+  for (const item of Object.values(document.paths)) {
+    for (const method of HTTP_METHODS) {
+      const operation: OperationObject | undefined = item[method];
+      if (!operation) continue;
+      const body = operation.requestBody as { content?: Record<string, { schema?: Schema }> } | undefined;
+      for (const media of Object.values(body?.content ?? {}))
+        if (media.schema) requestSchemas.push(media.schema);
+      for (const response of Object.values(operation.responses ?? {}) as ResponseObject[]) {
+        for (const media of Object.values(response.content ?? {}))
+          if (media.schema) responseSchemas.push(media.schema);
+      }
+    }
+  }
+  const requests = reachedComponents(document, requestSchemas, new Set());
+  const responses = reachedComponents(document, responseSchemas, new Set());
+  const shared = [...requests].filter((name) => responses.has(name) && !isEnum(document, name));
+  if (shared.length > 0) {
+    throw new Error(
+      `schemas used by both requests and responses: ${shared.join(', ')}; give each its own class`,
+    );
+  }
+  close(requestSchemas.filter((schema) => !('$ref' in schema)));
+  for (const name of requests) close(document.components?.schemas?.[name]);
+}
+
+function isEnum(document: OpenAPIObject, name: string): boolean {
+  const schema = document.components?.schemas?.[name] as SchemaObject | undefined;
+  return schema?.enum !== undefined;
 }
 
 /**

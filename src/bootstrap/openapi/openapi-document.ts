@@ -1,10 +1,16 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, type SchemaObject, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '../../config/app-config';
 import { BEARER_SCHEME, problemComponents } from '../../openapi/components';
+import { namedEnumSchemas } from '../../validation/fields';
 import { Clock } from '../../versioning/clock';
-import { applyEndpointConventions, HTTP_METHODS, nextSunset } from './endpoint-conventions';
+import {
+  applyEndpointConventions,
+  closeRequestBodies,
+  HTTP_METHODS,
+  nextSunset,
+} from './endpoint-conventions';
 import { serveSwaggerUi } from './swagger-ui';
 
 export const DOCS_PATH = '/docs';
@@ -28,14 +34,16 @@ export function buildOpenApiDocument(
         'business responses carry `RateLimit-*` headers and `traceparent`.',
     )
     .setVersion(config.app.version)
-    // Paths are absolute (/api/v<N>/...): the server is the host that serves the document.
-    .addServer('/', 'The host serving this document')
     .addBearerAuth(
       {
         type: 'http',
         scheme: 'bearer',
         bearerFormat: 'JWT',
-        description: 'Access token with the claims `sub` (user id), `roles` (`CUSTOMER`, `ADMIN`) and `exp`.',
+        description:
+          'Access token with the claims `sub` (user id), `roles` (`CUSTOMER`, `ADMIN`) and `exp`. Verified as ' +
+          'RFC8725 (JSON Web Token Best Current Practices) asks: the algorithm is pinned per key source ' +
+          "(HS256 with the shared key, RS256/ES256 with the identity provider's keys), `alg: none` and " +
+          'algorithm confusion are refused, `exp` is required, issuer and audience are checked when configured.',
       },
       BEARER_SCHEME,
     )
@@ -44,13 +52,30 @@ export function buildOpenApiDocument(
   const document = SwaggerModule.createDocument(app, base, { autoTagControllers: false });
   // DocumentBuilder.setContact always writes url and email, and empty ones are invalid.
   document.info.contact = { name: 'Order Service team' };
+  // Paths are absolute (/api/v<N>/...): the server is the host that serves the document, whichever
+  // environment that is; clients outside the company use it (OWASP API9: audience and environment).
+  const server: NonNullable<OpenAPIObject['servers']>[number] & { 'x-internal': boolean } = {
+    url: '/',
+    description: 'The deployment serving this document (local, staging or production)',
+    'x-internal': false,
+  };
+  document.servers = [server];
   document.components = {
     ...document.components,
-    schemas: { ...document.components?.schemas, ...problemComponents() },
+    schemas: { ...document.components?.schemas, ...referencedEnums(document), ...problemComponents() },
   };
   applyEndpointConventions(document, app, config, now);
+  closeRequestBodies(document);
   document.tags = usedTags(document);
   return document;
+}
+
+/** The enum components (`oneOf` kinds) the document refers to; Swagger declares only some of them. */
+function referencedEnums(document: OpenAPIObject): Record<string, SchemaObject> {
+  const text = JSON.stringify(document);
+  return Object.fromEntries(
+    Object.entries(namedEnumSchemas()).filter(([name]) => text.includes(`"#/components/schemas/${name}"`)),
+  );
 }
 
 /** The global tag list is the set of tags operations use, so a tag is declared only on its controller. */

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { DOCS_SECURITY_HEADERS } from '../../http/security-headers';
 
 /**
  * The Swagger UI assets this page uses, by file name. @nestjs/swagger would serve them through
@@ -62,14 +63,16 @@ export function serveSwaggerUi(fastify: FastifyInstance, base: string, documentU
   const directory = assetsDirectory();
   const html = page(base);
   const script = initializer(documentUrl);
-  fastify.get(base, async (_request, reply) => reply.type('text/html; charset=utf-8').send(html));
+  // The UI's own security headers: its Content-Security-Policy lets the page load what it needs from here.
+  const options = { helmet: DOCS_SECURITY_HEADERS };
+  fastify.get(base, options, async (_request, reply) => reply.type('text/html; charset=utf-8').send(html));
   // The address people type with a slash leads to the same page (the router tells the two apart).
-  fastify.get(`${base}/`, async (_request, reply) => reply.redirect(base, 301));
-  fastify.get(`${base}/swagger-initializer.js`, async (_request, reply) =>
+  fastify.get(`${base}/`, options, async (_request, reply) => reply.redirect(base, 301));
+  fastify.get(`${base}/swagger-initializer.js`, options, async (_request, reply) =>
     reply.type('application/javascript; charset=utf-8').send(script),
   );
   for (const [file, type] of Object.entries(ASSETS)) {
-    fastify.get(`${base}/${file}`, async (_request, reply) =>
+    fastify.get(`${base}/${file}`, options, async (_request, reply) =>
       reply.type(type).send(fs.createReadStream(path.join(directory, file))),
     );
   }

@@ -1,4 +1,5 @@
-import { attachmentDisposition } from './content-disposition';
+import { attachmentDisposition, maxDispositionLength } from './content-disposition';
+import { MAX_FILE_NAME_LENGTH } from './file-name';
 
 describe('attachmentDisposition', () => {
   it('quotes a plain ASCII name and adds nothing else', () => {
@@ -39,5 +40,14 @@ describe('attachmentDisposition', () => {
     const name = 'Договор №5 "финал"; копия.pdf';
     const encoded = /filename\*=UTF-8''(.+)$/.exec(attachmentDisposition(name))?.[1] ?? '';
     expect(decodeURIComponent(encoded)).toBe(name);
+  });
+
+  it('stays within maxDispositionLength for the longest names, which reach it', () => {
+    const max = maxDispositionLength(MAX_FILE_NAME_LENGTH);
+    for (const char of ['a', 'é', '€', '😀', '"']) {
+      const header = attachmentDisposition(char.repeat(MAX_FILE_NAME_LENGTH));
+      expect(header.length).toBeLessThanOrEqual(max);
+    }
+    expect(attachmentDisposition('😀'.repeat(MAX_FILE_NAME_LENGTH))).toHaveLength(max);
   });
 });

@@ -28,3 +28,12 @@ export function attachmentDisposition(fileName: string): string {
   const header = `attachment; filename="${fallback}"`;
   return fallback === fileName ? header : `${header}; filename*=UTF-8''${encodeExtendedValue(fileName)}`;
 }
+
+/**
+ * The longest header `attachmentDisposition` makes for a name of at most `maxNameLength` code points: the
+ * ASCII `filename` has one character per code point, the extended value at most twelve (four UTF-8 bytes,
+ * each `%XX`). The OpenAPI document declares it as the header's maxLength.
+ */
+export function maxDispositionLength(maxNameLength: number): number {
+  return 'attachment; filename=""'.length + maxNameLength + "; filename*=UTF-8''".length + 12 * maxNameLength;
+}

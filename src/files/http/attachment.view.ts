@@ -1,6 +1,8 @@
 import { StreamableFile } from '@nestjs/common';
-import type { Attachment, AttachmentContent } from '../domain/attachment';
-import { attachmentDisposition } from '../domain/content-disposition';
+import { binarySchema, fileDownloadHeaders } from '../../openapi/api-endpoint.decorator';
+import type { Attachment, AttachmentContent, UploadPolicy } from '../domain/attachment';
+import { attachmentDisposition, maxDispositionLength } from '../domain/content-disposition';
+import { MAX_FILE_NAME_LENGTH } from '../domain/file-name';
 import { AttachmentResponse } from './dto/attachment.dto';
 
 export function toAttachmentResponse(attachment: Attachment): AttachmentResponse {
@@ -24,4 +26,16 @@ export function fileDownload({ attachment, content }: AttachmentContent): Stream
     length: attachment.size,
     disposition: attachmentDisposition(attachment.fileName),
   });
+}
+
+/** How `@ApiEndpoint` declares a download of files uploaded under `policy`: its types, size and headers. */
+export function fileDownloadDocs(policy: UploadPolicy) {
+  return {
+    schema: binarySchema(policy.maxBytes),
+    contentTypes: policy.allowedTypes,
+    headers: fileDownloadHeaders({
+      maxBytes: policy.maxBytes,
+      maxDispositionLength: maxDispositionLength(MAX_FILE_NAME_LENGTH),
+    }),
+  };
 }

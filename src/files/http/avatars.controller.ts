@@ -5,27 +5,18 @@ import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
 import { AliasRoute } from '../../http/alias-route';
 import { IdempotencyKeyRefused } from '../../idempotency/idempotency-key-refused.decorator';
-import {
-  ApiEndpoint,
-  ApiMultipartFile,
-  fileDownloadHeaders,
-  locationHeader,
-} from '../../openapi/api-endpoint.decorator';
+import { ApiEndpoint, ApiMultipartFile, locationHeader } from '../../openapi/api-endpoint.decorator';
 import { MultipartBody } from '../../validation/multipart-body';
 import { UuidParam } from '../../validation/uuid-param.decorator';
 import { VersionedController } from '../../versioning/api-version';
 import { AVATAR_UPLOADS } from '../domain/attachment';
 import { AvatarsService } from '../avatars.service';
 import { FileUploadsService } from '../file-uploads.service';
-import { fileDownload, toAttachmentResponse } from './attachment.view';
+import { fileDownload, fileDownloadDocs, toAttachmentResponse } from './attachment.view';
 import { AttachmentResponse } from './dto/attachment.dto';
 import { AVATAR_FORM, FILE_PART, readUpload } from './upload-forms';
 
-const DOWNLOAD = {
-  schema: { type: 'string', format: 'binary' },
-  contentTypes: AVATAR_UPLOADS.allowedTypes,
-  headers: fileDownloadHeaders(),
-} as const;
+const DOWNLOAD = fileDownloadDocs(AVATAR_UPLOADS);
 
 /**
  * Avatars, a singleton of each user: `/users/me/avatar` for the caller's own (the literal route wins over

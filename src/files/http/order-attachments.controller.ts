@@ -4,21 +4,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
 import { IdempotencyKeyRefused } from '../../idempotency/idempotency-key-refused.decorator';
-import {
-  ApiEndpoint,
-  ApiMultipartFile,
-  fileDownloadHeaders,
-  locationHeader,
-} from '../../openapi/api-endpoint.decorator';
+import { ApiEndpoint, ApiMultipartFile, locationHeader } from '../../openapi/api-endpoint.decorator';
 import { OffsetPage, OffsetPageQuery } from '../../paging/offset-page';
 import { MultipartBody } from '../../validation/multipart-body';
 import { UuidParam } from '../../validation/uuid-param.decorator';
 import { VersionedController } from '../../versioning/api-version';
-import { ATTACHMENT_UPLOADS, MAX_DESCRIPTION_LENGTH } from '../domain/attachment';
+import { ATTACHMENT_UPLOADS } from '../domain/attachment';
 import { FileUploadsService } from '../file-uploads.service';
 import { OrderAttachmentsService } from '../order-attachments.service';
-import { fileDownload, toAttachmentResponse } from './attachment.view';
-import { AttachmentPageResponse, AttachmentResponse } from './dto/attachment.dto';
+import { fileDownload, fileDownloadDocs, toAttachmentResponse } from './attachment.view';
+import { ATTACHMENT_DESCRIPTION, AttachmentPageResponse, AttachmentResponse } from './dto/attachment.dto';
 import { ATTACHMENT_FORM, FILE_PART, readUpload } from './upload-forms';
 
 /** Codes every operation on an order's attachments can answer. */
@@ -41,7 +36,7 @@ export class OrderAttachmentsController {
     field: FILE_PART,
     maxBytes: ATTACHMENT_UPLOADS.maxBytes,
     allowedTypes: ATTACHMENT_UPLOADS.allowedTypes,
-    extraFields: { description: { maxLength: MAX_DESCRIPTION_LENGTH, description: 'What the file is.' } },
+    extraFields: { description: { kind: ATTACHMENT_DESCRIPTION, description: 'What the file is.' } },
   })
   @ApiEndpoint({
     operationId: 'uploadOrderAttachment',
@@ -93,9 +88,7 @@ export class OrderAttachmentsController {
     operationId: 'downloadOrderAttachment',
     summary: 'Download an attachment of an order',
     errors: [...ORDER_ERRORS, 'ATTACHMENT_NOT_FOUND'],
-    schema: { type: 'string', format: 'binary' },
-    contentTypes: ATTACHMENT_UPLOADS.allowedTypes,
-    headers: fileDownloadHeaders(),
+    ...fileDownloadDocs(ATTACHMENT_UPLOADS),
   })
   async download(
     @CurrentCaller() caller: Caller,

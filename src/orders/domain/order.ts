@@ -43,6 +43,11 @@ export type Order = {
 } & Partial<Record<OrderTextField, string>> &
   Partial<Record<OrderTimestampField, Date>>;
 
+/** Most lines an order holds, at creation and after any addition (DECISIONS "Orders": 0..100 lines). */
+export const MAX_ORDER_LINES = 100;
+/** Most units of a product one line may ask for. */
+export const MAX_LINE_QUANTITY = 1_000_000;
+
 /** A line as a client asks for it. */
 export interface RequestedLine {
   productId: string;

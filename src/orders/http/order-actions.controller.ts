@@ -1,5 +1,5 @@
 import { applyDecorators, Body, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller';
 import { CurrentCaller, Roles } from '../../auth/decorators';
@@ -97,10 +97,12 @@ export class OrderActionsController {
     summary: 'Refund a shipped or delivered order (admin)',
   })
   @OptionalBody()
+  // The body is optional (DECISIONS "Orders"); as a DTO it is validated and documented like any other.
+  @ApiBody({ type: RefundOrderRequest, required: false })
   refund(
     @CurrentCaller() caller: Caller,
     @UuidParam('orderId') orderId: string,
-    @Body() body: RefundOrderRequest | undefined,
+    @Body() body: RefundOrderRequest,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<OrderResponse> {

@@ -78,6 +78,12 @@ export interface Task<T extends TaskType = TaskType> {
 /** Runs of a task before it is failed for good: the queue's retries, and take-overs of stalled runs. */
 export const MAX_TASK_ATTEMPTS = 3;
 
+/**
+ * The largest export file. A customer whose orders make more fails the export (EXPORT_DATA_UNAVAILABLE)
+ * rather than filling storage; the OpenAPI document declares it as the download's size bound.
+ */
+export const MAX_EXPORT_BYTES = 1024 ** 3;
+
 /** The longest report range, in days, both ends included (DECISIONS "Long-running tasks"). */
 export const MAX_REPORT_DAYS = 366;
 

@@ -6,10 +6,17 @@ import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { VersionedController } from '../../versioning/api-version';
-import { ApiEndpoint, fileDownloadHeaders, locationHeader } from '../../openapi/api-endpoint.decorator';
+import {
+  ApiEndpoint,
+  binarySchema,
+  fileDownloadHeaders,
+  locationHeader,
+} from '../../openapi/api-endpoint.decorator';
+import { UUID_LENGTH } from '../../validation/fields';
 import { UuidParam } from '../../validation/uuid-param.decorator';
 import { TaskResultsService } from '../task-results.service';
 import { TasksService } from '../tasks.service';
+import { MAX_EXPORT_BYTES } from '../domain/task';
 import { ExportCustomerDataRequest, TaskAcceptedResponse } from './dto/task.dto';
 import { taskPath, toTaskAccepted } from './task.view';
 
@@ -58,8 +65,12 @@ export class ExportsController {
       'The `resultUrl` of a completed CUSTOMER_EXPORT task: CSV (RFC 4180, one row per item) or JSON (an ' +
       'array of orders); visible to the user who started it and to admins.',
     errors: ['EXPORT_NOT_FOUND'],
-    headers: fileDownloadHeaders(),
-    schema: { type: 'string', format: 'binary' },
+    headers: fileDownloadHeaders({
+      maxBytes: MAX_EXPORT_BYTES,
+      // The name is always orders-<customer id>.<csv|json> (customer-export.processor.ts).
+      maxDispositionLength: 'attachment; filename="orders-.json"'.length + UUID_LENGTH,
+    }),
+    schema: binarySchema(MAX_EXPORT_BYTES),
     contentTypes: ['text/csv', 'application/json'],
   })
   async download(

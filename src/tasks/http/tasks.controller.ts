@@ -8,10 +8,11 @@ import { VersionedController } from '../../versioning/api-version';
 import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
 import type { Language } from '../../problem/language';
 import { ProblemRenderer } from '../../problem/problem-renderer';
+import { integer, schemaOf } from '../../validation/fields';
 import { UuidParam } from '../../validation/uuid-param.decorator';
 import { TasksService } from '../tasks.service';
 import { TaskResponse } from './dto/task.dto';
-import { sendTask, toTaskResponse } from './task.view';
+import { POLL_RETRY_AFTER_SECONDS, sendTask, toTaskResponse } from './task.view';
 
 /** Polling and cancelling long-running tasks (contract, Long-running operations). */
 @ApiTags('Tasks')
@@ -34,7 +35,7 @@ export class TasksController {
     headers: {
       'Retry-After': {
         description: 'While PENDING or PROCESSING: seconds to wait before polling again.',
-        schema: { type: 'integer', minimum: 1, example: 2 },
+        schema: schemaOf(integer({ min: 1, max: Number(POLL_RETRY_AFTER_SECONDS), example: 2 })),
       },
     },
     type: TaskResponse,

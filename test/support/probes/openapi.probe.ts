@@ -5,6 +5,7 @@ import { Public, Roles } from '../../../src/auth/decorators';
 import { Idempotent } from '../../../src/idempotency/idempotent.decorator';
 import { ApiEndpoint, ApiMultipartFile, locationHeader } from '../../../src/openapi/api-endpoint.decorator';
 import { AppException } from '../../../src/problem/app-exception';
+import { text } from '../../../src/validation/fields';
 import { ToArray } from '../../../src/validation/to-array.decorator';
 import { VersionedController } from '../../../src/versioning/api-version';
 
@@ -110,7 +111,9 @@ class OpenApiProbeController {
     field: 'file',
     maxBytes: 10 * 1024 * 1024,
     allowedTypes: ['application/pdf', 'image/png', 'image/jpeg'],
-    extraFields: { description: { maxLength: 500, description: 'What the file is.' } },
+    extraFields: {
+      description: { kind: text({ min: 0, max: 500, multiline: true }), description: 'What the file is.' },
+    },
   })
   @ApiEndpoint({
     operationId: 'uploadProbeAttachment',

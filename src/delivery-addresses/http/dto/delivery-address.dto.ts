@@ -1,10 +1,11 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { OffsetPageResponse } from '../../../paging/page-response';
+import { boolean, RequestField, ResponseField, text, timestamp, uuid } from '../../../validation/fields';
 import { ReadOnly } from '../../../validation/read-only.decorator';
 
-const STREET_NAME = { minLength: 1, maxLength: 200, example: 'Tverskaya 1' } as const;
-const ZIP_CODE = { minLength: 1, maxLength: 20, example: '125009' } as const;
+/** The bounds of an order's delivery address (orders/http/dto/order-request.dto.ts): orders copy these. */
+const STREET_NAME = text({ min: 1, max: 200, example: 'Tverskaya 1' });
+const ZIP_CODE = text({ min: 1, max: 20, example: '125009' });
 const IS_DEFAULT =
   'true makes this the default address (the previous default stops being it). The first address is the ' +
   'default whatever is sent; false on the default is refused (DEFAULT_ADDRESS_REQUIRED).';
@@ -22,65 +23,45 @@ class AddressReadOnlyFields {
 
 /** Body of `POST /delivery-addresses` and `PUT /delivery-addresses/{addressId}`. */
 export class DeliveryAddressRequest extends AddressReadOnlyFields {
-  @ApiProperty(STREET_NAME)
-  @IsDefined()
-  @IsString()
-  @Length(1, 200)
+  @RequestField(STREET_NAME)
   streetName: string;
 
-  @ApiProperty(ZIP_CODE)
-  @IsDefined()
-  @IsString()
-  @Length(1, 20)
+  @RequestField(ZIP_CODE)
   zipCode: string;
 
-  @ApiPropertyOptional({ description: IS_DEFAULT })
-  @IsOptional()
-  @IsBoolean()
+  @RequestField(boolean(), { presence: 'optional', description: IS_DEFAULT })
   isDefault?: boolean;
 }
 
-/** In a merge patch, absent leaves a field alone; `null` (remove) is validated, and fails on required fields. */
-const PresentOrAbsent = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
-
 /** Merge patch of an address (RFC 7396); every field is required on the resource, so `null` is refused. */
 export class PatchDeliveryAddressRequest extends AddressReadOnlyFields {
-  @ApiPropertyOptional(STREET_NAME)
-  @PresentOrAbsent()
-  @IsDefined()
-  @IsString()
-  @Length(1, 200)
+  @RequestField(STREET_NAME, { presence: 'patch' })
   streetName?: string;
 
-  @ApiPropertyOptional(ZIP_CODE)
-  @PresentOrAbsent()
-  @IsDefined()
-  @IsString()
-  @Length(1, 20)
+  @RequestField(ZIP_CODE, { presence: 'patch' })
   zipCode?: string;
 
-  @ApiPropertyOptional({ description: IS_DEFAULT })
-  @PresentOrAbsent()
-  @IsDefined()
-  @IsBoolean()
+  @RequestField(boolean(), { presence: 'patch', description: IS_DEFAULT })
   isDefault?: boolean;
 }
 
 /** An address of the caller's address book (the order's own `deliveryAddress` is a copy of two fields). */
 export class SavedDeliveryAddressResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   addressId: string;
 
-  @ApiProperty({ example: 'Tverskaya 1' })
+  @ResponseField(STREET_NAME)
   streetName: string;
 
-  @ApiProperty({ example: '125009' })
+  @ResponseField(ZIP_CODE)
   zipCode: string;
 
-  @ApiProperty({ description: 'Exactly one address of a user with any address is the default.' })
+  @ResponseField(boolean(), {
+    description: 'Exactly one address of a user with any address is the default.',
+  })
   isDefault: boolean;
 
-  @ApiProperty({ format: 'date-time', example: '2026-01-31T12:00:00Z' })
+  @ResponseField(timestamp())
   createdAt: Date;
 }
 

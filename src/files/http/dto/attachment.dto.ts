@@ -1,14 +1,32 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { OffsetPageResponse } from '../../../paging/page-response';
-import { MAX_DESCRIPTION_LENGTH } from '../../domain/attachment';
+import {
+  integer,
+  oneOf,
+  patterned,
+  RequestField,
+  ResponseField,
+  text,
+  timestamp,
+  uuid,
+} from '../../../validation/fields';
+import { MAX_DESCRIPTION_LENGTH, MAX_FILE_BYTES } from '../../domain/attachment';
 import { MAX_FILE_NAME_LENGTH } from '../../domain/file-name';
+import { FILE_TYPES } from '../../domain/file-type';
+
+export const ATTACHMENT_DESCRIPTION = text({ min: 0, max: MAX_DESCRIPTION_LENGTH, multiline: true });
+
+/** A stored name (file-name.ts): one path segment, no control characters, never empty. */
+const FILE_NAME = patterned({
+  // eslint-disable-next-line no-control-regex -- excluding control characters is the point
+  pattern: /^[^/\\\u0000-\u001F\u007F-\u009F]+$/,
+  max: MAX_FILE_NAME_LENGTH,
+  format: 'file name',
+  example: 'invoice.pdf',
+});
 
 /** The text parts of an attachment upload (the file part is read apart, as a stream). */
 export class AttachmentUploadFields {
-  @IsOptional()
-  @IsString()
-  @MaxLength(MAX_DESCRIPTION_LENGTH)
+  @RequestField(ATTACHMENT_DESCRIPTION, { presence: 'optional' })
   description?: string;
 }
 
@@ -17,30 +35,24 @@ export class AvatarUploadFields {}
 
 /** The Attachment of the contract (Resources: Attachment), plus `description` when one was given. */
 export class AttachmentResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   attachmentId: string;
 
-  @ApiProperty({
-    maxLength: MAX_FILE_NAME_LENGTH,
-    example: 'invoice.pdf',
-    description: 'The uploaded name, without any path and control characters.',
-  })
+  @ResponseField(FILE_NAME, { description: 'The uploaded name, without any path and control characters.' })
   fileName: string;
 
-  @ApiProperty({
-    example: 'application/pdf',
-    description:
-      'The type of the file as decided from its content: application/pdf, image/png or image/jpeg.',
+  @ResponseField(oneOf(FILE_TYPES, 'FileType'), {
+    description: 'The type of the file as decided from its content.',
   })
   contentType: string;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Size in bytes.' })
+  @ResponseField(integer({ min: 0, max: MAX_FILE_BYTES }), { description: 'Size in bytes.' })
   size: number;
 
-  @ApiPropertyOptional({ maxLength: MAX_DESCRIPTION_LENGTH })
+  @ResponseField(ATTACHMENT_DESCRIPTION, { optional: true })
   description?: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-01-31T12:00:00Z' })
+  @ResponseField(timestamp())
   uploadedAt: Date;
 }
 

@@ -1,16 +1,13 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsUUID } from 'class-validator';
 import { BatchRequestOf } from '../../../batch/batch-request';
 import { BatchItemResult, BatchResponseOf } from '../../../batch/batch-response';
+import { RequestField, ResponseField, uuid } from '../../../validation/fields';
 import { CreateOrderItemDto } from './order-request.dto';
 
 /** `POST /orders/batch`: each item (`CreateOrderItem`) becomes one single-line order of the caller. */
 export class CreateOrdersBatchRequest extends BatchRequestOf(CreateOrderItemDto) {}
 
 export class ConfirmOrdersBatchItem {
-  @ApiProperty({ format: 'uuid' })
-  @IsDefined()
-  @IsUUID()
+  @RequestField(uuid())
   orderId: string;
 }
 
@@ -21,14 +18,14 @@ export class ConfirmOrdersBatchRequest extends BatchRequestOf(ConfirmOrdersBatch
 export class AddOrderItemsBatchRequest extends BatchRequestOf(CreateOrderItemDto) {}
 
 export class OrderBatchResult extends BatchItemResult {
-  @ApiPropertyOptional({ format: 'uuid', description: 'The created or confirmed order; only on SUCCESS.' })
+  @ResponseField(uuid(), { optional: true, description: 'The created or confirmed order; only on SUCCESS.' })
   orderId?: string;
 }
 
 export class OrderBatchResponse extends BatchResponseOf(OrderBatchResult) {}
 
 export class OrderItemBatchResult extends BatchItemResult {
-  @ApiPropertyOptional({ format: 'uuid', description: 'The added item; only on SUCCESS.' })
+  @ResponseField(uuid(), { optional: true, description: 'The added item; only on SUCCESS.' })
   itemId?: string;
 }
 

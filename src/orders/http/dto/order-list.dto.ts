@@ -1,96 +1,77 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsOptional, IsString, MaxLength } from 'class-validator';
+import { PAGE, PAGE_SIZE } from '../../../paging/offset-page';
+import { MAX_CURSOR_LENGTH } from '../../../paging/page-response';
 import {
-  ArrayMaxSize,
-  IsArray,
-  IsDefined,
-  IsIn,
-  IsInt,
-  IsISO8601,
-  IsNumber,
-  IsObject,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Length,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  ValidateNested,
-} from 'class-validator';
-import { MAX_PAGE_SIZE } from '../../../paging/offset-page';
+  date,
+  INT32_MAX,
+  integer,
+  listOf,
+  nested,
+  number,
+  oneOf,
+  RequestField,
+  text,
+  uuid,
+} from '../../../validation/fields';
 import { ToArray } from '../../../validation/to-array.decorator';
 import { ORDER_STATUSES, type OrderStatus } from '../../domain/order-status';
 import { SORT_FIELDS } from '../../domain/order-list-criteria';
 import { NotAbove, NotWith, SortKeys, UniqueBy } from '../../../validation/cross-field';
 import { QueryNumber } from '../../../validation/query-number.decorator';
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_FORMAT = { context: { format: 'YYYY-MM-DD' } };
 const MAX_LIST_VALUES = 1000;
+const ORDER_STATUS = oneOf(ORDER_STATUSES, 'OrderStatus');
+const QUERY_TEXT = text({ min: 1, max: 200 });
+/** An inclusive bound of totalAmount. */
+const AMOUNT = number({ min: 0 });
+/** Region ids are non-negative `integer` columns, as users set theirs (users/user.dto.ts). */
+const REGION_ID = integer({ min: 0, max: INT32_MAX });
+const SEGMENT = text({ min: 1, max: 50 });
+/** `<field>,<asc|desc>`: checked when the query becomes criteria (order-list-query.ts, INVALID_QUERY). */
+const SORT_PARAMETER = `^(${SORT_FIELDS.join('|')}),(asc|desc)$`;
+/** A cursor the service issued (CursorCodec refuses any other as INVALID_CURSOR), or empty for the first chunk. */
+const CURSOR_PARAMETER = '^([A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+)?$';
 
 /** Query of `GET /api/v1/orders` (contract, List query parameters). */
 export class ListOrdersQuery {
-  @ApiPropertyOptional({
-    enum: ORDER_STATUSES,
-    enumName: 'OrderStatus',
-    isArray: true,
+  @RequestField(listOf(ORDER_STATUS, { max: ORDER_STATUSES.length }), {
+    presence: 'optional',
     description: 'Repeat for several values (?status=A&status=B); a comma-separated value is invalid.',
   })
-  @IsOptional()
   @ToArray()
-  @ArrayMaxSize(ORDER_STATUSES.length)
-  @IsIn(ORDER_STATUSES, { each: true })
   status?: OrderStatus[];
 
-  @ApiPropertyOptional({ format: 'uuid' })
-  @IsOptional()
-  @IsUUID()
+  @RequestField(uuid(), { presence: 'optional' })
   customerId?: string;
 
   @NotAbove('dateTo')
-  @ApiPropertyOptional({ format: 'date', description: 'Inclusive, UTC calendar date of createdAt.' })
-  @IsOptional()
-  @Matches(DATE, DATE_FORMAT)
-  @IsISO8601({ strict: true }, DATE_FORMAT)
+  @RequestField(date(), { presence: 'optional', description: 'Inclusive, UTC calendar date of createdAt.' })
   dateFrom?: string;
 
-  @ApiPropertyOptional({ format: 'date', description: 'Inclusive, UTC calendar date of createdAt.' })
-  @IsOptional()
-  @Matches(DATE, DATE_FORMAT)
-  @IsISO8601({ strict: true }, DATE_FORMAT)
+  @RequestField(date(), { presence: 'optional', description: 'Inclusive, UTC calendar date of createdAt.' })
   dateTo?: string;
 
   @NotAbove('amountTo')
-  @ApiPropertyOptional({ minimum: 0, description: 'Inclusive lower bound of totalAmount.' })
-  @IsOptional()
+  @RequestField(AMOUNT, { presence: 'optional', description: 'Inclusive lower bound of totalAmount.' })
   @QueryNumber()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(0)
   amountFrom?: number;
 
-  @ApiPropertyOptional({ minimum: 0, description: 'Inclusive upper bound of totalAmount.' })
-  @IsOptional()
+  @RequestField(AMOUNT, { presence: 'optional', description: 'Inclusive upper bound of totalAmount.' })
   @QueryNumber()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(0)
   amountTo?: number;
 
-  @ApiPropertyOptional({
-    minLength: 1,
-    maxLength: 200,
+  @RequestField(QUERY_TEXT, {
+    presence: 'optional',
     description: 'Case-insensitive text in note, item names, tracking number.',
   })
-  @IsOptional()
-  @IsString()
-  @Length(1, 200)
   q?: string;
 
   @SortKeys(SORT_FIELDS)
   @ApiPropertyOptional({
-    isArray: true,
-    type: String,
+    type: 'array',
+    items: { type: 'string', pattern: SORT_PARAMETER, maxLength: 'totalAmount,desc'.length },
+    maxItems: SORT_FIELDS.length,
     example: ['createdAt,desc'],
     description: `\`<field>,<asc|desc>\`, repeatable; fields ${SORT_FIELDS.join(', ')}; default createdAt,desc; orderId breaks ties.`,
   })
@@ -100,157 +81,95 @@ export class ListOrdersQuery {
   @IsString({ each: true })
   sort?: string[];
 
-  @ApiPropertyOptional({
-    minimum: 1,
+  @RequestField(PAGE, {
+    presence: 'optional',
     default: 1,
     description:
       'Offset paging, first page is 1. Deep pages get slower (the database skips the rows before them): ' +
       'use `cursor` to walk far into a large list.',
   })
-  @IsOptional()
   @QueryNumber()
-  @IsInt()
-  @Min(1)
   page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 })
-  @IsOptional()
+  @RequestField(PAGE_SIZE, { presence: 'optional', default: 20 })
   @QueryNumber()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
   size?: number;
 
   @NotWith('page')
   @ApiPropertyOptional({
+    type: 'string',
+    pattern: CURSOR_PARAMETER,
+    maxLength: MAX_CURSOR_LENGTH,
     description:
       'Opaque; selects cursor paging (empty for the first chunk). Pass back nextCursor/prevCursor as issued.',
   })
   @IsOptional()
   @IsString()
-  @MaxLength(2000)
+  @MaxLength(MAX_CURSOR_LENGTH)
   cursor?: string;
 }
 
 export class DateRangeDto {
   @NotAbove('to')
-  @ApiPropertyOptional({ format: 'date' })
-  @IsOptional()
-  @Matches(DATE, DATE_FORMAT)
-  @IsISO8601({ strict: true }, DATE_FORMAT)
+  @RequestField(date(), { presence: 'optional' })
   from?: string;
 
-  @ApiPropertyOptional({ format: 'date' })
-  @IsOptional()
-  @Matches(DATE, DATE_FORMAT)
-  @IsISO8601({ strict: true }, DATE_FORMAT)
+  @RequestField(date(), { presence: 'optional' })
   to?: string;
 }
 
 export class AmountRangeDto {
   @NotAbove('to')
-  @ApiPropertyOptional({ minimum: 0 })
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(0)
+  @RequestField(AMOUNT, { presence: 'optional' })
   from?: number;
 
-  @ApiPropertyOptional({ minimum: 0 })
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @Min(0)
+  @RequestField(AMOUNT, { presence: 'optional' })
   to?: number;
 }
 
 export class CustomerCriteriaDto {
-  @ApiPropertyOptional({ type: [Number] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_LIST_VALUES)
-  @IsInt({ each: true })
+  @RequestField(listOf(REGION_ID, { max: MAX_LIST_VALUES }), { presence: 'optional' })
   regionIds?: number[];
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 50 })
-  @IsOptional()
-  @IsString()
-  @Length(1, 50)
+  @RequestField(SEGMENT, { presence: 'optional' })
   segment?: string;
 }
 
 export class SortSpecDto {
-  @ApiProperty({ enum: SORT_FIELDS, enumName: 'OrderSortField' })
-  @IsDefined()
-  @IsIn(SORT_FIELDS)
+  @RequestField(oneOf(SORT_FIELDS, 'OrderSortField'))
   field: (typeof SORT_FIELDS)[number];
 
-  @ApiProperty({ enum: ['ASC', 'DESC'], enumName: 'SortDirection' })
-  @IsDefined()
-  @IsIn(['ASC', 'DESC'])
+  @RequestField(oneOf(['ASC', 'DESC'], 'SortDirection'))
   direction: 'ASC' | 'DESC';
 }
 
 /** Body of `POST /api/v1/orders/search` (contract, Search request body, plus `q` and `customerIds`). */
 export class SearchOrdersRequest {
-  @ApiPropertyOptional({ enum: ORDER_STATUSES, enumName: 'OrderStatus', isArray: true })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(ORDER_STATUSES.length)
-  @IsIn(ORDER_STATUSES, { each: true })
+  @RequestField(listOf(ORDER_STATUS, { max: ORDER_STATUSES.length }), { presence: 'optional' })
   statuses?: OrderStatus[];
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid' })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_LIST_VALUES)
-  @IsUUID(undefined, { each: true })
+  @RequestField(listOf(uuid(), { max: MAX_LIST_VALUES }), { presence: 'optional' })
   customerIds?: string[];
 
-  @ApiPropertyOptional({ type: DateRangeDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => DateRangeDto)
+  @RequestField(nested(DateRangeDto), { presence: 'optional' })
   dateRange?: DateRangeDto;
 
-  @ApiPropertyOptional({ type: CustomerCriteriaDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => CustomerCriteriaDto)
+  @RequestField(nested(CustomerCriteriaDto), { presence: 'optional' })
   customer?: CustomerCriteriaDto;
 
-  @ApiPropertyOptional({ type: AmountRangeDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => AmountRangeDto)
+  @RequestField(nested(AmountRangeDto), { presence: 'optional' })
   totalAmount?: AmountRangeDto;
 
   @UniqueBy('field')
-  @ApiPropertyOptional({ type: [SortSpecDto] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(SORT_FIELDS.length)
-  @ValidateNested({ each: true })
-  @Type(() => SortSpecDto)
+  @RequestField(listOf(nested(SortSpecDto), { max: SORT_FIELDS.length }), { presence: 'optional' })
   sort?: SortSpecDto[];
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 200 })
-  @IsOptional()
-  @IsString()
-  @Length(1, 200)
+  @RequestField(QUERY_TEXT, { presence: 'optional' })
   q?: string;
 
-  @ApiPropertyOptional({ minimum: 1, default: 1 })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
+  @RequestField(PAGE, { presence: 'optional', default: 1 })
   page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 20 })
-  @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
+  @RequestField(PAGE_SIZE, { presence: 'optional', default: 20 })
   size?: number;
 }

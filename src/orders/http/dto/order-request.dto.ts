@@ -1,84 +1,54 @@
-import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsDefined,
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Length,
-  Max,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { listOf, nested, RequestField, integer, text, uuid } from '../../../validation/fields';
 import { ReadOnly } from '../../../validation/read-only.decorator';
+import { MAX_LINE_QUANTITY, MAX_ORDER_LINES } from '../../domain/order';
 
-export const MAX_ORDER_LINES = 100;
-export const MAX_LINE_QUANTITY = 1_000_000;
+/** The bounds of the order's text fields; the response DTOs declare the same. */
+export const STREET_NAME = text({ min: 1, max: 200, example: 'Tverskaya 1' });
+export const ZIP_CODE = text({ min: 1, max: 20, example: '125009' });
+export const NOTE = text({ min: 1, max: 1000, multiline: true });
+export const REASON = text({ min: 1, max: 500, multiline: true });
+export const TRACKING_NUMBER = text({ min: 1, max: 100 });
+export const CARRIER = text({ min: 1, max: 100 });
+export const QUANTITY = integer({ min: 1, max: MAX_LINE_QUANTITY });
 
 export class DeliveryAddressDto {
-  @ApiProperty({ minLength: 1, maxLength: 200, example: 'Tverskaya 1' })
-  @IsDefined()
-  @IsString()
-  @Length(1, 200)
+  @RequestField(STREET_NAME)
   streetName: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 20, example: '125009' })
-  @IsDefined()
-  @IsString()
-  @Length(1, 20)
+  @RequestField(ZIP_CODE)
   zipCode: string;
 }
 
 /** A line of a new order (`CreateOrderItem` of the contract). */
 export class CreateOrderItemDto {
-  @ApiProperty({ format: 'uuid' })
-  @IsDefined()
-  @IsUUID()
+  @RequestField(uuid())
   productId: string;
 
-  @ApiProperty({ minimum: 1, maximum: MAX_LINE_QUANTITY })
-  @IsDefined()
-  @IsInt()
-  @Min(1)
-  @Max(MAX_LINE_QUANTITY)
+  @RequestField(QUANTITY)
   quantity: number;
 }
 
 /** What an order holds that its owner sets: lines, delivery address, note (create and full replacement). */
 class OrderContentFields {
-  @ApiPropertyOptional({ type: [CreateOrderItemDto], maxItems: MAX_ORDER_LINES, default: [] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_ORDER_LINES)
-  @ValidateNested({ each: true })
-  @Type(() => CreateOrderItemDto)
+  @RequestField(listOf(nested(CreateOrderItemDto), { max: MAX_ORDER_LINES }), {
+    presence: 'optional',
+    default: [],
+  })
   items?: CreateOrderItemDto[];
 
-  @ApiPropertyOptional({ type: DeliveryAddressDto })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => DeliveryAddressDto)
+  @RequestField(nested(DeliveryAddressDto), { presence: 'optional' })
   deliveryAddress?: DeliveryAddressDto;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 1000 })
-  @IsOptional()
-  @IsString()
-  @Length(1, 1000)
+  @RequestField(NOTE, { presence: 'optional' })
   note?: string;
 }
 
 export class CreateOrderRequest extends OrderContentFields {
-  @ApiPropertyOptional({
-    format: 'uuid',
+  @RequestField(uuid(), {
+    presence: 'optional',
     description: 'Defaults to the caller; only an admin may name someone else.',
   })
-  @IsOptional()
-  @IsUUID()
   customerId?: string;
 }
 
@@ -118,16 +88,10 @@ export class ReplaceOrderRequest extends IntersectionType(OrderContentFields, Or
 
 /** Delivery address inside a merge patch: each field may be set or (with null) removed. */
 export class DeliveryAddressPatchDto {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 200, nullable: true })
-  @IsOptional()
-  @IsString()
-  @Length(1, 200)
+  @RequestField(STREET_NAME, { presence: 'nullable' })
   streetName?: string | null;
 
-  @ApiPropertyOptional({ minLength: 1, maxLength: 20, nullable: true })
-  @IsOptional()
-  @IsString()
-  @Length(1, 20)
+  @RequestField(ZIP_CODE, { presence: 'nullable' })
   zipCode?: string | null;
 }
 
@@ -136,17 +100,15 @@ export class DeliveryAddressPatchDto {
  * Status and items change only through actions and the items endpoints.
  */
 export class PatchOrderRequest extends OrderReadOnlyFields {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 1000, nullable: true })
-  @IsOptional()
-  @IsString()
-  @Length(1, 1000)
+  @RequestField(NOTE, { presence: 'nullable' })
   note?: string | null;
 
-  @ApiPropertyOptional({ type: DeliveryAddressPatchDto, nullable: true })
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => DeliveryAddressPatchDto)
+  @RequestField(nested(DeliveryAddressPatchDto), {
+    presence: 'nullable',
+    description:
+      "Merged into the order's address (null removes it). The result has both fields or none: a patch " +
+      'that would leave one is 400 with REQUIRED on the other.',
+  })
   deliveryAddress?: DeliveryAddressPatchDto | null;
 
   @ApiPropertyOptional({ readOnly: true, description: 'Items change through /orders/{orderId}/items.' })
@@ -161,31 +123,19 @@ export class PatchOrderRequest extends OrderReadOnlyFields {
 export class AddOrderItemRequest extends CreateOrderItemDto {}
 
 export class CancelOrderRequest {
-  @ApiProperty({ minLength: 1, maxLength: 500 })
-  @IsDefined()
-  @IsString()
-  @Length(1, 500)
+  @RequestField(REASON)
   reason: string;
 }
 
 export class ShipOrderRequest {
-  @ApiProperty({ minLength: 1, maxLength: 100 })
-  @IsDefined()
-  @IsString()
-  @Length(1, 100)
+  @RequestField(TRACKING_NUMBER)
   trackingNumber: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 100 })
-  @IsDefined()
-  @IsString()
-  @Length(1, 100)
+  @RequestField(CARRIER)
   carrier: string;
 }
 
 export class RefundOrderRequest {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 500 })
-  @IsOptional()
-  @IsString()
-  @Length(1, 500)
+  @RequestField(REASON, { presence: 'optional' })
   reason?: string;
 }

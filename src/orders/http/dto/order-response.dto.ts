@@ -1,90 +1,105 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { CursorPageResponse, OffsetPageResponse } from '../../../paging/page-response';
+import {
+  listOf,
+  nested,
+  oneOf,
+  patterned,
+  ResponseField,
+  text,
+  timestamp,
+  uuid,
+} from '../../../validation/fields';
+import { MAX_ORDER_LINES } from '../../domain/order';
 import { ORDER_STATUSES } from '../../domain/order-status';
+import { CARRIER, NOTE, QUANTITY, REASON, STREET_NAME, TRACKING_NUMBER, ZIP_CODE } from './order-request.dto';
+
+/** A product's name as frozen on a line: the bounds of the product's `name` (products/product.dto.ts). */
+export const PRODUCT_NAME = text({ min: 1, max: 200 });
+/** ISO 4217 code of the order's currency. */
+export const CURRENCY = patterned({ pattern: /^[A-Z]{3}$/, max: 3, format: 'ISO 4217', example: 'RUB' });
 
 export class DeliveryAddressResponse {
-  @ApiProperty()
+  @ResponseField(STREET_NAME)
   streetName: string;
 
-  @ApiProperty()
+  @ResponseField(ZIP_CODE)
   zipCode: string;
 }
 
 export class OrderItemResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   itemId: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   productId: string;
 
-  @ApiProperty()
+  @ResponseField(PRODUCT_NAME)
   productName: string;
 
-  @ApiProperty({ minimum: 1 })
+  @ResponseField(QUANTITY)
   quantity: number;
 
   @ApiProperty({ example: 199.9, description: 'Frozen when the line was added.' })
   unitPrice: number;
 }
 
-const TIMESTAMP = { format: 'date-time', example: '2026-01-31T12:00:00Z' } as const;
-
 export class OrderResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   orderId: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   customerId: string;
 
-  @ApiProperty({ enum: ORDER_STATUSES, enumName: 'OrderStatus' })
+  @ResponseField(oneOf(ORDER_STATUSES, 'OrderStatus'))
   status: string;
 
   @ApiProperty({ example: 399.8, description: 'Sum of unitPrice × quantity, at most 2 decimals.' })
   totalAmount: number;
 
-  @ApiProperty({ example: 'RUB' })
+  @ResponseField(CURRENCY)
   currency: string;
 
-  @ApiProperty(TIMESTAMP)
+  @ResponseField(timestamp())
   createdAt: Date;
 
-  @ApiPropertyOptional({ ...TIMESTAMP, description: 'Present after an update.' })
+  @ResponseField(timestamp(), { optional: true, description: 'Present after an update.' })
   updatedAt?: Date;
 
-  @ApiPropertyOptional(TIMESTAMP)
+  @ResponseField(timestamp(), { optional: true })
   confirmedAt?: Date;
 
-  @ApiPropertyOptional(TIMESTAMP)
+  @ResponseField(timestamp(), { optional: true })
   shippedAt?: Date;
 
-  @ApiPropertyOptional(TIMESTAMP)
+  @ResponseField(timestamp(), { optional: true })
   deliveredAt?: Date;
 
-  @ApiPropertyOptional(TIMESTAMP)
+  @ResponseField(timestamp(), { optional: true })
   cancelledAt?: Date;
 
-  @ApiPropertyOptional(TIMESTAMP)
+  @ResponseField(timestamp(), { optional: true })
   refundedAt?: Date;
 
-  @ApiPropertyOptional({ type: DeliveryAddressResponse })
+  @ResponseField(nested(DeliveryAddressResponse), { optional: true })
   deliveryAddress?: DeliveryAddressResponse;
 
-  @ApiProperty({ type: [OrderItemResponse] })
+  @ResponseField(listOf(nested(OrderItemResponse), { max: MAX_ORDER_LINES }))
   items: OrderItemResponse[];
 
-  @ApiPropertyOptional()
+  @ResponseField(NOTE, { optional: true })
   note?: string;
 
-  @ApiPropertyOptional()
+  @ResponseField(TRACKING_NUMBER, { optional: true })
   trackingNumber?: string;
 
-  @ApiPropertyOptional()
+  @ResponseField(CARRIER, { optional: true })
   carrier?: string;
 
-  @ApiPropertyOptional()
+  @ResponseField(REASON, { optional: true })
   cancellationReason?: string;
 
-  @ApiPropertyOptional()
+  @ResponseField(REASON, { optional: true })
   refundReason?: string;
 }
 
@@ -96,6 +111,6 @@ export class OrderItemPageResponse extends OffsetPageResponse(OrderItemResponse,
 
 /** The body of the deprecated `GET /api/v1/orders/{orderId}/status` (contract, Legacy status body). */
 export class OrderStatusResponse {
-  @ApiProperty({ enum: ORDER_STATUSES, enumName: 'OrderStatus' })
+  @ResponseField(oneOf(ORDER_STATUSES, 'OrderStatus'))
   status: string;
 }

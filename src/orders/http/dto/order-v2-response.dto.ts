@@ -1,7 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { CursorPageResponse, OffsetPageResponse } from '../../../paging/page-response';
+import { listOf, nested, oneOf, patterned, ResponseField, timestamp, uuid } from '../../../validation/fields';
+import { MAX_ORDER_LINES } from '../../domain/order';
 import { ORDER_STATUSES } from '../../domain/order-status';
-import { DeliveryAddressResponse } from './order-response.dto';
+import { CARRIER, NOTE, QUANTITY, REASON, TRACKING_NUMBER } from './order-request.dto';
+import { CURRENCY, DeliveryAddressResponse, PRODUCT_NAME } from './order-response.dto';
 
 /**
  * The v2 payloads of orders (DECISIONS "Versioning"): the same order as v1, with money as `MoneyV2`
@@ -9,94 +11,96 @@ import { DeliveryAddressResponse } from './order-response.dto';
  * is v1's. Component names end in V2 so the two versions never share a schema that differs.
  */
 
+/** `numeric(12,2)` as text: at most 10 integer digits, exactly 2 decimals. */
+const MONEY_AMOUNT = patterned({
+  pattern: /^[0-9]{1,10}\.[0-9]{2}$/,
+  max: 13,
+  format: 'decimal with 2 decimals',
+  example: '12.50',
+});
+
 /** An amount of money: decimal text with exactly 2 decimals (never a binary float) and its currency. */
 export class MoneyV2 {
-  @ApiProperty({
-    pattern: '^[0-9]+\\.[0-9]{2}$',
-    example: '12.50',
-    description: 'Decimal amount with exactly 2 decimals, as a string.',
-  })
+  @ResponseField(MONEY_AMOUNT, { description: 'Decimal amount with exactly 2 decimals, as a string.' })
   amount: string;
 
-  @ApiProperty({ example: 'RUB', description: 'ISO 4217 currency code.' })
+  @ResponseField(CURRENCY, { description: 'ISO 4217 currency code.' })
   currency: string;
 }
 
 export class OrderItemV2Response {
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   itemId: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   productId: string;
 
-  @ApiProperty()
+  @ResponseField(PRODUCT_NAME)
   productName: string;
 
-  @ApiProperty({ minimum: 1 })
+  @ResponseField(QUANTITY)
   quantity: number;
 
-  @ApiProperty({ type: MoneyV2, description: 'Frozen when the line was added.' })
+  @ResponseField(nested(MoneyV2), { description: 'Frozen when the line was added.' })
   unitPrice: MoneyV2;
 }
 
-const TIMESTAMP = { format: 'date-time', example: '2026-01-31T12:00:00Z' } as const;
-
 export class OrderV2Response {
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   orderId: string;
 
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   customerId: string;
 
-  @ApiProperty({ enum: ORDER_STATUSES, enumName: 'OrderStatus' })
+  @ResponseField(oneOf(ORDER_STATUSES, 'OrderStatus'))
   status: string;
 
-  @ApiProperty({ type: MoneyV2, description: 'Sum of unitPrice × quantity (v1: totalAmount).' })
+  @ResponseField(nested(MoneyV2), { description: 'Sum of unitPrice × quantity (v1: totalAmount).' })
   total: MoneyV2;
 
-  @ApiProperty({ example: 'RUB' })
+  @ResponseField(CURRENCY)
   currency: string;
 
-  @ApiProperty(TIMESTAMP)
+  @ResponseField(timestamp())
   createdAt: Date;
 
-  @ApiPropertyOptional({ ...TIMESTAMP, description: 'Present after an update.' })
+  @ResponseField(timestamp(), { optional: true, description: 'Present after an update.' })
   updatedAt?: Date;
 
-  @ApiPropertyOptional(TIMESTAMP)
+  @ResponseField(timestamp(), { optional: true })
   confirmedAt?: Date;
 
-  @ApiPropertyOptional(TIMESTAMP)
+  @ResponseField(timestamp(), { optional: true })
   shippedAt?: Date;
 
-  @ApiPropertyOptional(TIMESTAMP)
+  @ResponseField(timestamp(), { optional: true })
   deliveredAt?: Date;
 
-  @ApiPropertyOptional(TIMESTAMP)
+  @ResponseField(timestamp(), { optional: true })
   cancelledAt?: Date;
 
-  @ApiPropertyOptional(TIMESTAMP)
+  @ResponseField(timestamp(), { optional: true })
   refundedAt?: Date;
 
-  @ApiPropertyOptional({ type: DeliveryAddressResponse })
+  @ResponseField(nested(DeliveryAddressResponse), { optional: true })
   deliveryAddress?: DeliveryAddressResponse;
 
-  @ApiProperty({ type: [OrderItemV2Response] })
+  @ResponseField(listOf(nested(OrderItemV2Response), { max: MAX_ORDER_LINES }))
   items: OrderItemV2Response[];
 
-  @ApiPropertyOptional()
+  @ResponseField(NOTE, { optional: true })
   note?: string;
 
-  @ApiPropertyOptional()
+  @ResponseField(TRACKING_NUMBER, { optional: true })
   trackingNumber?: string;
 
-  @ApiPropertyOptional()
+  @ResponseField(CARRIER, { optional: true })
   carrier?: string;
 
-  @ApiPropertyOptional()
+  @ResponseField(REASON, { optional: true })
   cancellationReason?: string;
 
-  @ApiPropertyOptional()
+  @ResponseField(REASON, { optional: true })
   refundReason?: string;
 }
 

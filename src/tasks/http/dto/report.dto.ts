@@ -1,13 +1,32 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ORDER_STATUSES, type OrderStatus } from '../../../orders/domain/order-status';
+import {
+  date,
+  integer,
+  listOf,
+  nested,
+  oneOf,
+  patterned,
+  ResponseField,
+  text,
+  timestamp,
+  uuid,
+} from '../../../validation/fields';
+import { TOP_PRODUCTS } from '../../domain/report';
+import { MAX_REPORT_DAYS } from '../../domain/task';
 
 const MONEY = { example: 1234.5, description: 'At most 2 decimals.' } as const;
+/** Counts of orders and units: a JSON number carries them exactly up to 2^53 − 1. */
+const COUNT = integer({ min: 0, max: Number.MAX_SAFE_INTEGER });
+/** A product's name as frozen on the order lines (the bounds of products' `name`). */
+const PRODUCT_NAME = text({ min: 1, max: 200 });
+const CURRENCY = patterned({ pattern: /^[A-Z]{3}$/, max: 3, format: 'ISO 4217', example: 'RUB' });
 
 export class ReportStatusFigure {
-  @ApiProperty({ enum: ORDER_STATUSES, enumName: 'OrderStatus' })
+  @ResponseField(oneOf(ORDER_STATUSES, 'OrderStatus'))
   status: OrderStatus;
 
-  @ApiProperty({ type: 'integer', minimum: 0 })
+  @ResponseField(COUNT)
   orderCount: number;
 
   @ApiProperty(MONEY)
@@ -15,13 +34,13 @@ export class ReportStatusFigure {
 }
 
 export class ReportProductFigure {
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   productId: string;
 
-  @ApiProperty({ description: 'As frozen on the order lines.' })
+  @ResponseField(PRODUCT_NAME, { description: 'As frozen on the order lines.' })
   productName: string;
 
-  @ApiProperty({ type: 'integer', minimum: 0 })
+  @ResponseField(COUNT)
   quantity: number;
 
   @ApiProperty(MONEY)
@@ -29,10 +48,10 @@ export class ReportProductFigure {
 }
 
 export class ReportDayFigure {
-  @ApiProperty({ format: 'date' })
+  @ResponseField(date())
   date: string;
 
-  @ApiProperty({ type: 'integer', minimum: 0 })
+  @ResponseField(COUNT)
   orderCount: number;
 
   @ApiProperty(MONEY)
@@ -41,36 +60,44 @@ export class ReportDayFigure {
 
 /** `GET /reports/{reportId}`: orders created in the range, whatever their status now. */
 export class ReportResponse {
-  @ApiProperty({ format: 'uuid' })
+  @ResponseField(uuid())
   reportId: string;
 
-  @ApiProperty({ format: 'date' })
+  @ResponseField(date())
   dateFrom: string;
 
-  @ApiProperty({ format: 'date' })
+  @ResponseField(date())
   dateTo: string;
 
-  @ApiProperty({ format: 'date-time', example: '2026-01-31T12:00:00Z' })
+  @ResponseField(timestamp())
   generatedAt: Date;
 
-  @ApiProperty({ example: 'RUB' })
+  @ResponseField(CURRENCY)
   currency: string;
 
-  @ApiProperty({ type: 'integer', minimum: 0 })
+  @ResponseField(COUNT)
   orderCount: number;
 
   @ApiProperty(MONEY)
   totalAmount: number;
 
-  @ApiProperty({ type: [ReportStatusFigure], description: 'Statuses with orders in the range.' })
+  @ResponseField(listOf(nested(ReportStatusFigure), { max: ORDER_STATUSES.length }), {
+    description: 'Statuses with orders in the range.',
+  })
   byStatus: ReportStatusFigure[];
 
-  @ApiProperty({ type: [ReportProductFigure], description: 'At most 10, by quantity ordered.' })
+  @ResponseField(listOf(nested(ReportProductFigure), { max: TOP_PRODUCTS }), {
+    description: `At most ${TOP_PRODUCTS}, by quantity ordered.`,
+  })
   topProductsByQuantity: ReportProductFigure[];
 
-  @ApiProperty({ type: [ReportProductFigure], description: 'At most 10, by amount ordered.' })
+  @ResponseField(listOf(nested(ReportProductFigure), { max: TOP_PRODUCTS }), {
+    description: `At most ${TOP_PRODUCTS}, by amount ordered.`,
+  })
   topProductsByAmount: ReportProductFigure[];
 
-  @ApiProperty({ type: [ReportDayFigure], description: 'Every day of the range, in order.' })
+  @ResponseField(listOf(nested(ReportDayFigure), { max: MAX_REPORT_DAYS }), {
+    description: 'Every day of the range, in order.',
+  })
   daily: ReportDayFigure[];
 }

@@ -1,30 +1,23 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsIn } from 'class-validator';
 import { type Language, SUPPORTED_LANGUAGES } from '../../../problem/language';
+import { boolean, oneOf, RequestField, ResponseField } from '../../../validation/fields';
 
-const LANGUAGE = {
-  enum: SUPPORTED_LANGUAGES,
-  enumName: 'Language',
-  description: 'Language of `detail` and `violations[].message` for requests without `Accept-Language`.',
-} as const;
+const LANGUAGE = oneOf(SUPPORTED_LANGUAGES, 'Language');
+const LANGUAGE_DESCRIPTION =
+  'Language of `detail` and `violations[].message` for requests without `Accept-Language`.';
 
 /** Body of `PUT /users/me/settings`: the whole singleton, both fields required. */
 export class ReplaceUserSettingsRequest {
-  @ApiProperty(LANGUAGE)
-  @IsDefined()
-  @IsIn(SUPPORTED_LANGUAGES)
+  @RequestField(LANGUAGE, { description: LANGUAGE_DESCRIPTION })
   language: Language;
 
-  @ApiProperty()
-  @IsDefined()
-  @IsBoolean()
+  @RequestField(boolean())
   notificationsEnabled: boolean;
 }
 
 export class UserSettingsResponse {
-  @ApiProperty(LANGUAGE)
+  @ResponseField(LANGUAGE, { description: LANGUAGE_DESCRIPTION })
   language: Language;
 
-  @ApiProperty()
+  @ResponseField(boolean())
   notificationsEnabled: boolean;
 }
