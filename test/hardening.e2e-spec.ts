@@ -1,3 +1,4 @@
+import { PRE_ROUTING_SECURITY_HEADERS } from '../src/http/security-headers';
 import * as net from 'node:net';
 import { DataSource } from 'typeorm';
 import { adminClient, customerClient } from './support/callers';
@@ -211,16 +212,22 @@ describe('hardening: hostile and careless input', () => {
         414,
         'URI_TOO_LONG',
       ],
-    ])('%s is Problem Details with a registered code', async (_case, request, status, code) => {
-      const res = await raw(request);
-      expect(res.status).toBe(status);
-      expect(res.headers).toMatch(new RegExp(`content-type: ${PROBLEM_JSON.source.slice(1, -6)}`, 'i'));
-      expect(JSON.parse(res.body)).toMatchObject({
-        status,
-        code,
-        type: expect.stringMatching(/^urn:problem:/),
-      });
-    });
+    ])(
+      '%s is Problem Details with a registered code and the security headers',
+      async (_case, request, status, code) => {
+        const res = await raw(request);
+        expect(res.status).toBe(status);
+        expect(res.headers).toMatch(new RegExp(`content-type: ${PROBLEM_JSON.source.slice(1, -6)}`, 'i'));
+        for (const [name, value] of Object.entries(PRE_ROUTING_SECURITY_HEADERS)) {
+          expect(res.headers.toLowerCase()).toContain(`${name}: ${value}`.toLowerCase());
+        }
+        expect(JSON.parse(res.body)).toMatchObject({
+          status,
+          code,
+          type: expect.stringMatching(/^urn:problem:/),
+        });
+      },
+    );
   });
 
   describe('10. statements that would run forever, and a database that is gone', () => {
