@@ -1,7 +1,11 @@
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync, ValidatorOptions } from 'class-validator';
 import type { ViolationInput } from '../problem/app-exception';
+import { memoizeValidationMetadata } from './validation-metadata-cache';
 import { childPath, toViolations } from './violations';
+
+// Every DTO validation goes through here: class-validator's metadata lookups are kept per class from now on.
+memoizeValidationMetadata();
 
 /** Parameter types that are plain values, not DTOs; everything else with a class type is validated. */
 const NOT_DTOS: ReadonlySet<unknown> = new Set([String, Number, Boolean, Array, Object, Date, Buffer]);
