@@ -4,7 +4,16 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'bench/results/**', 'node_modules/**', '.data/**', 'coverage/**', 'test/architecture/.planted-*/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'bench/results/**',
+      'node_modules/**',
+      '.data/**',
+      'coverage/**',
+      'test/architecture/.planted-*/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
