@@ -1,4 +1,4 @@
-import { PRE_ROUTING_SECURITY_HEADERS } from '../src/http/security-headers';
+import { API_SECURITY_HEADERS } from '../src/http/security-headers';
 import * as net from 'node:net';
 import { DataSource } from 'typeorm';
 import { adminClient, customerClient } from './support/callers';
@@ -218,7 +218,7 @@ describe('hardening: hostile and careless input', () => {
         const res = await raw(request);
         expect(res.status).toBe(status);
         expect(res.headers).toMatch(new RegExp(`content-type: ${PROBLEM_JSON.source.slice(1, -6)}`, 'i'));
-        for (const [name, value] of Object.entries(PRE_ROUTING_SECURITY_HEADERS)) {
+        for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) {
           expect(res.headers.toLowerCase()).toContain(`${name}: ${value}`.toLowerCase());
         }
         expect(JSON.parse(res.body)).toMatchObject({

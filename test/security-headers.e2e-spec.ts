@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient } from './support/http-client';
 import { ORDERS } from './support/orders';
-import { PRE_ROUTING_SECURITY_HEADERS } from '../src/http/security-headers';
+import { API_SECURITY_HEADERS } from '../src/http/security-headers';
 import { PROBLEM_JSON } from './support/problem';
 import { bootTestApp, TestApp } from './support/test-app';
 
@@ -98,11 +98,11 @@ describe('security headers and CORS', () => {
     it('gives an answer before routing exactly the security headers helmet gives any other', async () => {
       const early = await t.app.inject({ method: 'GET', url: '/api/v1/orders/%E0%A4%A' });
       const routed = await t.app.inject({ method: 'GET', url: '/api/v1/nothing-here' });
-      const names = Object.keys(PRE_ROUTING_SECURITY_HEADERS);
+      const names = Object.keys(API_SECURITY_HEADERS);
       const pick = (res: LightMyRequestResponse) =>
         Object.fromEntries(names.map((name) => [name, res.headers[name]]));
       expect(pick(early)).toEqual(pick(routed));
-      expect(pick(routed)).toEqual(PRE_ROUTING_SECURITY_HEADERS);
+      expect(pick(routed)).toEqual(API_SECURITY_HEADERS);
       // Nothing helmet sends is missing from the list.
       const helmetNames = Object.keys(routed.headers).filter(
         (name) =>

@@ -8,7 +8,7 @@ import { ShutdownState } from '../health/shutdown-state';
 import { MetricsService } from '../metrics/metrics.service';
 import { AliasRouteOrder } from '../http/alias-route';
 import { corsResponseHeaders, registerCors } from '../http/cors';
-import { PRE_ROUTING_SECURITY_HEADERS, registerSecurityHeaders } from '../http/security-headers';
+import { API_SECURITY_HEADERS, registerSecurityHeaders } from '../http/security-headers';
 import { applyApiRouting } from '../http/api-routing';
 import { registerUriLengthLimit } from '../http/uri-length.hook';
 import { registerAllowedMethods } from '../problem/allowed-methods';
@@ -44,12 +44,12 @@ export async function createHttpApp(
       renderFrameworkErrors(() => problems.filter),
     ),
     // What Node's HTTP parser refuses (431, 408, 400) is Problem Details too, with the security headers.
-    clientErrorHandler: renderClientErrors(() => problems.renderer, PRE_ROUTING_SECURITY_HEADERS),
+    clientErrorHandler: renderClientErrors(() => problems.renderer, API_SECURITY_HEADERS),
   });
   const fastify = adapter.getInstance();
   registerTracing(fastify);
   // Security headers and CORS on every route, answers before authentication included (a preflight).
-  await registerSecurityHeaders(fastify);
+  registerSecurityHeaders(fastify);
   await registerCors(fastify, config.http.corsOrigins);
   // After them: a 414 carries them too.
   registerUriLengthLimit(fastify);
@@ -98,7 +98,7 @@ function withPreRoutingHeaders(
 ): ReturnType<typeof renderFrameworkErrors> {
   return (error, request, reply) => {
     void reply
-      .headers(PRE_ROUTING_SECURITY_HEADERS)
+      .headers(API_SECURITY_HEADERS)
       .headers(corsResponseHeaders(config.http.corsOrigins, request.headers.origin));
     render(error, request, reply);
   };

@@ -1,5 +1,6 @@
-import helmet, { type FastifyHelmetOptions } from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
+import helmet, { type HelmetOptions } from 'helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
  * The contract uses no `X-` headers; helmet's legacy ones protect only old browsers (IE's download
@@ -22,7 +23,7 @@ const LEGACY_HEADERS_OFF = {
  * `Cross-Origin-Opener-Policy` and `Cross-Origin-Resource-Policy: same-origin`, which CORS requests are
  * not subject to).
  */
-export const API_SECURITY_HEADERS: FastifyHelmetOptions = {
+const API_HELMET_OPTIONS: HelmetOptions = {
   contentSecurityPolicy: {
     useDefaults: false,
     directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
@@ -37,7 +38,7 @@ export const API_SECURITY_HEADERS: FastifyHelmetOptions = {
  * document from the same origin. Styles may be inline (the UI sets some), nothing may come from elsewhere,
  * and no `upgrade-insecure-requests`, which would break the UI on a plain-HTTP local run.
  */
-export const DOCS_SECURITY_HEADERS: Omit<FastifyHelmetOptions, 'global'> = {
+const DOCS_HELMET_OPTIONS: HelmetOptions = {
   ...LEGACY_HEADERS_OFF,
   contentSecurityPolicy: {
     useDefaults: false,
@@ -57,26 +58,51 @@ export const DOCS_SECURITY_HEADERS: Omit<FastifyHelmetOptions, 'global'> = {
   frameguard: { action: 'deny' },
 };
 
-/**
- * What helmet sends with API_SECURITY_HEADERS, for the answers Fastify gives before routing, when no hook
- * runs (a malformed path: framework-errors.ts). test/security-headers.e2e-spec.ts checks that such an
- * answer carries the same headers as any other.
- */
-export const PRE_ROUTING_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': "default-src 'none';frame-ancestors 'none'",
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-  'origin-agent-cluster': '?1',
-  'referrer-policy': 'no-referrer',
-  'strict-transport-security': 'max-age=31536000; includeSubDomains',
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-};
+/** A response's security headers: names in lower case, values as sent. */
+export type SecurityHeaders = Readonly<Record<string, string>>;
 
 /**
- * Registers the headers on every route, business, operational and documentation alike; a route takes
- * other settings with its `helmet` option (Swagger UI's routes take DOCS_SECURITY_HEADERS).
+ * The headers helmet sends for `options`, worked out once. helmet's middleware parses its options on every
+ * call, and @fastify/helmet built a new one for every request (about 3 % of a read's CPU); with static
+ * options the headers are the same for every response, so they are computed at start and only copied.
  */
-export async function registerSecurityHeaders(fastify: FastifyInstance): Promise<void> {
-  await fastify.register(helmet, API_SECURITY_HEADERS);
+export function securityHeadersOf(options: HelmetOptions): SecurityHeaders {
+  const headers: Record<string, string> = {};
+  const recorder = {
+    setHeader(name: string, value: unknown) {
+      headers[name.toLowerCase()] = String(value);
+    },
+    removeHeader(name: string) {
+      delete headers[name.toLowerCase()];
+    },
+  };
+  // helmet reads nothing of the request when no directive is a function (none is here).
+  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, () => undefined);
+  return Object.freeze(headers);
+}
+
+/** Every API, operational and error response; also the answers Fastify gives before routing. */
+export const API_SECURITY_HEADERS = securityHeadersOf(API_HELMET_OPTIONS);
+
+/** Swagger UI's page and assets (route config `securityHeaders`). */
+export const DOCS_SECURITY_HEADERS = securityHeadersOf(DOCS_HELMET_OPTIONS);
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Security headers of this route other than API_SECURITY_HEADERS (securityHeadersOf). */
+    securityHeaders?: SecurityHeaders;
+  }
+}
+
+/**
+ * Sets the security headers on every route, business, operational and documentation alike, in the first
+ * request hook (so an answer a later hook gives, 401 or 429, carries them too); a route takes other ones with
+ * its `securityHeaders` config (Swagger UI's routes take DOCS_SECURITY_HEADERS).
+ */
+export function registerSecurityHeaders(fastify: FastifyInstance): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const headers = request.routeOptions.config.securityHeaders ?? API_SECURITY_HEADERS;
+    for (const name in headers) reply.raw.setHeader(name, headers[name]);
+    done();
+  });
 }

@@ -64,7 +64,7 @@ export function serveSwaggerUi(fastify: FastifyInstance, base: string, documentU
   const html = page(base);
   const script = initializer(documentUrl);
   // The UI's own security headers: its Content-Security-Policy lets the page load what it needs from here.
-  const options = { helmet: DOCS_SECURITY_HEADERS };
+  const options = { config: { securityHeaders: DOCS_SECURITY_HEADERS } };
   fastify.get(base, options, async (_request, reply) => reply.type('text/html; charset=utf-8').send(html));
   // The address people type with a slash leads to the same page (the router tells the two apart).
   fastify.get(`${base}/`, options, async (_request, reply) => reply.redirect(base, 301));
