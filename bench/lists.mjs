@@ -21,6 +21,7 @@ import {
   waitUntilUp,
   warmUp,
 } from './cpu-meter.mjs';
+import { deployedNodeOptions } from './deployed-node-options.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -339,6 +340,8 @@ async function comparePages() {
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     PORT: '3112',
+    // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces them).
+    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? deployedNodeOptions(root, 'deploy/k8s/base/api.yaml'),
   };
   const baselineServer = startServer(root, ['bench/baseline-server.mjs'], {
     DATABASE_URL: url,

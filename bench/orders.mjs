@@ -20,6 +20,7 @@ import {
   waitUntilUp,
   warmUp,
 } from './cpu-meter.mjs';
+import { deployedNodeOptions } from './deployed-node-options.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -113,18 +114,19 @@ const baselineServer = startServer(root, ['bench/baseline-server.mjs'], {
 });
 const serviceEnv = {
   DATABASE_URL: databaseUrl,
-  NODE_ENV: 'production',
+  // Production refuses to start without Redis; without REDIS_URL the run measures the in-memory counters
+  // (the cost of the shared rate limit alone, compared with a run with Redis), with the docs routes loaded.
+  NODE_ENV: process.env.REDIS_URL ? 'production' : 'development',
   JWT_SECRET: SECRET,
   RATE_LIMIT_LIMIT: '1000000',
   MIGRATIONS_RUN: 'false',
   LOG_LEVEL: 'warn',
   HOST: '127.0.0.1',
   PORT: '3102',
+  // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces them, to compare settings).
+  NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? deployedNodeOptions(root, 'deploy/k8s/base/api.yaml'),
 };
-const serviceServer = startServer(root, ['dist/src/main.js'], serviceEnv, [
-  ...profileFlags,
-  ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
-]);
+const serviceServer = startServer(root, ['dist/src/main.js'], serviceEnv, profileFlags);
 // BENCH_BEFORE_DIST=<a build's dist/ directory inside this checkout>: that build runs too, as `before`, to
 // compare a change with the code before it in the same rounds.
 const beforeServer = process.env.BENCH_BEFORE_DIST
@@ -229,6 +231,7 @@ try {
     rounds: ROUNDS,
     connections: CONNECTIONS,
     redis: process.env.REDIS_URL ? 'on' : 'off (in-memory counters)',
+    serviceNodeOptions: serviceEnv.NODE_OPTIONS,
     ...results,
     rssMb: {
       idle: idleRssMb,

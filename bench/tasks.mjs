@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { deployedNodeOptions } from './deployed-node-options.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -129,11 +130,13 @@ function env(extra) {
 /** Starts the built entry point in a role and waits for its /health. */
 async function runProcess(extra, port) {
   const entry = extra.APP_ROLE === 'worker' ? 'src/worker.js' : 'src/main.js';
-  // BENCH_NODE_FLAGS: V8 flags for the started processes, to compare memory settings.
-  const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...flags, path.join(root, 'dist', entry)], {
+  // The memory settings of the role's Deployment; BENCH_NODE_OPTIONS replaces them, to compare settings.
+  const manifest = extra.APP_ROLE === 'worker' ? 'worker.yaml' : 'api.yaml';
+  const nodeOptions =
+    process.env.BENCH_NODE_OPTIONS ?? deployedNodeOptions(root, path.join('deploy/k8s/base', manifest));
+  const child = spawn(process.execPath, [path.join(root, 'dist', entry)], {
     cwd: root,
-    env: env({ ...extra, PORT: String(port) }),
+    env: env({ ...extra, PORT: String(port), NODE_OPTIONS: nodeOptions }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; ; i += 1) {
@@ -247,6 +250,7 @@ const summary = {
     sameBytesEveryRound: new Set(rounds.map((r) => r.exportSha256)).size === 1,
   },
   worker: {
+    nodeOptions: process.env.BENCH_NODE_OPTIONS ?? deployedNodeOptions(root, 'deploy/k8s/base/worker.yaml'),
     idleRssMb,
     peakRssMbDuringReports: Math.round(peaks.report),
     peakRssMbDuringExports: Math.round(peaks.export),
