@@ -8,7 +8,6 @@ import {
   failed,
   itemFailuresOf,
   itemFieldPrefix,
-  settleEach,
 } from '../batch/batch-outcome';
 import { IndexedItem, settleInSavepoints } from '../batch/batch-savepoints';
 import { DeliveryAddressesService } from '../delivery-addresses/delivery-addresses.service';
@@ -73,17 +72,22 @@ export class OrderBatchService {
   }
 
   /**
-   * Confirms each order as `POST /orders/{orderId}/confirm` does, each in its own transaction: item errors
+   * Confirms each order as `POST /orders/{orderId}/confirm` does, with the same outcome per item, in
+   * request order, set-based in one transaction (OrderActionsService.confirmMany): item errors
    * ORDER_NOT_FOUND, ACCESS_DENIED, ORDER_EMPTY, INVALID_ORDER_STATE, INSUFFICIENT_STOCK.
    */
-  confirmOrders(
+  async confirmOrders(
     caller: Caller,
     items: ReadonlyArray<{ orderId: string }>,
   ): Promise<Array<BatchOutcome<string>>> {
-    return settleEach(
-      items,
-      async ({ orderId }) => (await this.actions.act(caller, orderId, 'confirm')).orderId,
-    );
+    const orderIds = items.map((item) => item.orderId);
+    try {
+      return await this.actions.confirmMany(caller, orderIds);
+    } catch (failure: unknown) {
+      // The one transaction failed (an outage, a bug) and nothing was confirmed: every item failed with it,
+      // as each did when every item had a transaction of its own (still 200, one result per item).
+      return orderIds.map((_, index) => failed<string>(index, failure));
+    }
   }
 
   /**

@@ -55,14 +55,32 @@ export class OrderChanges {
     });
   }
 
-  private async lock(
-    db: EntityManager,
+  /**
+   * The orders of `orderIds` that exist, locked until the transaction ends (`readManyForUpdate`: one
+   * statement, in id order), by id: for changes of many orders at once, each then judged with `check`.
+   */
+  async lockMany(db: EntityManager, orderIds: readonly string[]): Promise<Map<string, Order>> {
+    const orders = await this.orders.readManyForUpdate(db, orderIds);
+    return new Map(orders.map((order) => [order.orderId, order]));
+  }
+
+  /** Saves the same outcome of a change of many orders in one statement, with the effects of `run`'s save. */
+  async saveMany(db: EntityManager, orderIds: readonly string[], outcome: ChangeOutcome): Promise<void> {
+    await this.orders.saveMany(db, orderIds, outcome.fields ?? {}, outcome.stamp);
+  }
+
+  /**
+   * The checks of every change once the order's row is locked (`order` undefined: there is none), each
+   * failing with its error: found, visible to the caller, at a version `expected` accepts, in a state that
+   * allows the operation. Returns the order.
+   */
+  check(
     caller: Caller,
     orderId: string,
+    order: Order | undefined,
     operation: OrderOperation,
     expected: ExpectedVersions,
-  ): Promise<Order> {
-    const order = await this.orders.readForUpdate(db, orderId);
+  ): Order {
     if (!order) throw new AppException('ORDER_NOT_FOUND', { args: { orderId } });
     assertOrderVisible(caller, order);
     if (!satisfies(expected, order.version)) throw new AppException('CONCURRENT_MODIFICATION');
@@ -70,5 +88,15 @@ export class OrderChanges {
       throw new AppException('INVALID_ORDER_STATE', { args: { status: order.status } });
     }
     return order;
+  }
+
+  private async lock(
+    db: EntityManager,
+    caller: Caller,
+    orderId: string,
+    operation: OrderOperation,
+    expected: ExpectedVersions,
+  ): Promise<Order> {
+    return this.check(caller, orderId, await this.orders.readForUpdate(db, orderId), operation, expected);
   }
 }

@@ -24,6 +24,13 @@ export interface ProductSaleRow {
   status: ProductStatus;
 }
 
+/** What `takeMany` takes from one product: the total quantity, and how many reservations it serves. */
+export interface StockTake {
+  productId: string;
+  quantity: number;
+  reservations: number;
+}
+
 /** Every order create and change prices its lines with this: a prepared statement, one row per product. */
 const READ_FOR_SALE = prepared(
   'products.read-for-sale',
@@ -84,6 +91,37 @@ export class ProductsRepository {
       [productId, quantity],
     )) as [unknown[], number];
     return affected > 0;
+  }
+
+  /**
+   * Locks the rows of the products of `ids` that exist, in product-id order (every writer of several
+   * products' stock takes them in that order, so none deadlocks with another), and reads their stock.
+   */
+  async lockStock(db: EntityManager, ids: readonly string[]): Promise<Map<string, number>> {
+    const rows: Array<{ productId: string; stock: number }> = await db.query(
+      `SELECT product_id AS "productId", stock FROM products
+       WHERE product_id = ANY($1::uuid[]) ORDER BY product_id FOR UPDATE`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.productId, r.stock]));
+  }
+
+  /**
+   * Takes quantities from many products in one statement, each row's `version` bumped once per
+   * reservation it serves (as that many `take`s would). Only under `lockStock`: the caller has checked the
+   * stock; the `stock >=` condition merely keeps a wrong caller from driving it negative. Resolves to the
+   * number of products changed.
+   */
+  async takeMany(db: EntityManager, takes: readonly StockTake[]): Promise<number> {
+    if (takes.length === 0) return 0;
+    const [, affected] = (await db.query(
+      `UPDATE products p SET stock = p.stock - t.quantity, version = p.version + t.reservations,
+         updated_at = now()
+       FROM unnest($1::uuid[], $2::int[], $3::int[]) AS t(product_id, quantity, reservations)
+       WHERE p.product_id = t.product_id AND p.stock >= t.quantity`,
+      [takes.map((t) => t.productId), takes.map((t) => t.quantity), takes.map((t) => t.reservations)],
+    )) as [unknown[], number];
+    return affected;
   }
 
   /**

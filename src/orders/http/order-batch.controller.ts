@@ -74,7 +74,9 @@ export class OrderBatchController {
     summary: 'Confirm many orders and reserve their stock',
     description:
       PARTIAL_SUCCESS +
-      'Each order is confirmed as by POST /orders/{orderId}/confirm, in its own transaction. Item errors: ' +
+      'Each item ends as POST /orders/{orderId}/confirm would if the items ran one after the other in ' +
+      'request order (they run in one transaction; stock goes to the orders in request order, and an order ' +
+      'named twice is confirmed once). Item errors: ' +
       'ORDER_NOT_FOUND, ACCESS_DENIED, ORDER_EMPTY, INVALID_ORDER_STATE, INSUFFICIENT_STOCK.' +
       LIMITS,
     errors: ['BATCH_SIZE_EXCEEDED'],

@@ -133,6 +133,41 @@ function toOrder(json: OrderJson): Order {
   return order;
 }
 
+/**
+ * The SET list of a change of an order (`save`, `saveMany`), its values appended to `values`: the changed
+ * fields, the action's time stamp (the database clock, so an order's stamps are mutually consistent), the
+ * total recomputed from the lines, the version bumped (the ETag changes) and `updatedAt` set.
+ */
+function changeSet(
+  changes: OrderFieldChanges,
+  stamp: OrderTimestampField | undefined,
+  values: unknown[],
+): string {
+  const set: string[] = [];
+  const assign = (column: string, value: unknown) => {
+    values.push(value);
+    set.push(`${column} = $${values.length}`);
+  };
+  if (changes.status !== undefined) assign('status', changes.status);
+  if (changes.note !== undefined) assign('note', changes.note);
+  if (changes.deliveryAddress !== undefined) {
+    assign('delivery_street_name', changes.deliveryAddress?.streetName ?? null);
+    assign('delivery_zip_code', changes.deliveryAddress?.zipCode ?? null);
+  }
+  for (const [field, column] of Object.entries(TEXT_COLUMNS) as Array<[OrderTextField, string]>) {
+    const value = changes[field];
+    if (value !== undefined) assign(column, value);
+  }
+  if (stamp) set.push(`${TIMESTAMP_COLUMNS[stamp]} = now()`);
+  set.push(
+    `total_amount = COALESCE((SELECT sum(i.unit_price * i.quantity) FROM order_items i
+       WHERE i.order_id = orders.order_id), 0)`,
+    'version = version + 1',
+    'updated_at = now()',
+  );
+  return set.join(', ');
+}
+
 /** Inserts an order with its lines and total and returns it, in one statement (see `insert`). */
 const INSERT_ORDER = `
   WITH lines AS (
@@ -183,6 +218,23 @@ export class OrdersRepository {
       orderId,
     ]);
     return rows[0] ? toOrder(rows[0].order) : undefined;
+  }
+
+  /**
+   * Locks the orders of `orderIds` that exist in one statement, in order-id order (concurrent batches
+   * take their locks in the same order, so they never deadlock), then reads them with their items in a
+   * second one: its snapshot is taken after the locks, so it sees every change committed before them.
+   */
+  async readManyForUpdate(db: EntityManager, orderIds: readonly string[]): Promise<Order[]> {
+    const locked: Array<{ order_id: string }> = await db.query(
+      'SELECT order_id FROM orders WHERE order_id = ANY($1::uuid[]) ORDER BY order_id FOR UPDATE',
+      [orderIds],
+    );
+    if (locked.length === 0) return [];
+    const rows: OrderRow[] = await db.query(`${SELECT_ORDER} WHERE o.order_id = ANY($1::uuid[])`, [
+      locked.map((r) => r.order_id),
+    ]);
+    return rows.map((r) => toOrder(r.order));
   }
 
   /** The customer's most recent order (the `latest` alias). */
@@ -318,9 +370,7 @@ export class OrdersRepository {
   }
 
   /**
-   * Writes a change of an order and returns the order as it now is, in one statement: the changed fields,
-   * the action's time stamp (the database clock, so an order's stamps are mutually consistent), the total
-   * recomputed from the lines, the version bumped and `updatedAt` set.
+   * Writes a change of an order and returns the order as it now is, in one statement (`changeSet`).
    */
   async save(
     db: EntityManager,
@@ -329,33 +379,32 @@ export class OrdersRepository {
     stamp?: OrderTimestampField,
   ): Promise<Order> {
     const values: unknown[] = [orderId];
-    const set: string[] = [];
-    const assign = (column: string, value: unknown) => {
-      values.push(value);
-      set.push(`${column} = $${values.length}`);
-    };
-    if (changes.status !== undefined) assign('status', changes.status);
-    if (changes.note !== undefined) assign('note', changes.note);
-    if (changes.deliveryAddress !== undefined) {
-      assign('delivery_street_name', changes.deliveryAddress?.streetName ?? null);
-      assign('delivery_zip_code', changes.deliveryAddress?.zipCode ?? null);
-    }
-    for (const [field, column] of Object.entries(TEXT_COLUMNS) as Array<[OrderTextField, string]>) {
-      const value = changes[field];
-      if (value !== undefined) assign(column, value);
-    }
-    if (stamp) set.push(`${TIMESTAMP_COLUMNS[stamp]} = now()`);
-    set.push(
-      'total_amount = COALESCE((SELECT sum(unit_price * quantity) FROM order_items WHERE order_id = $1), 0)',
-      'version = version + 1',
-      'updated_at = now()',
-    );
     const rows: OrderRow[] = await db.query(
-      `WITH changed AS (UPDATE orders SET ${set.join(', ')} WHERE order_id = $1 RETURNING *)
+      `WITH changed AS (UPDATE orders SET ${changeSet(changes, stamp, values)} WHERE order_id = $1 RETURNING *)
        SELECT ${orderJson()} AS "order" FROM changed o`,
       values,
     );
     return toOrder(rows[0].order);
+  }
+
+  /**
+   * Writes the same change to many orders in one statement, with the effects `save` has on each (the
+   * batch confirm). Resolves to the number of orders changed.
+   */
+  async saveMany(
+    db: EntityManager,
+    orderIds: readonly string[],
+    changes: OrderFieldChanges,
+    stamp?: OrderTimestampField,
+  ): Promise<number> {
+    if (orderIds.length === 0) return 0;
+    const values: unknown[] = [orderIds];
+    // TypeORM answers an UPDATE with [rows, affected row count].
+    const [, affected] = (await db.query(
+      `UPDATE orders SET ${changeSet(changes, stamp, values)} WHERE order_id = ANY($1::uuid[])`,
+      values,
+    )) as [unknown[], number];
+    return affected;
   }
 
   /** A page of an order's lines, in the order they were added, and how many it has. */
