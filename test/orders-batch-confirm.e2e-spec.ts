@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LightMyRequestResponse } from 'fastify';
+import { DataSource } from 'typeorm';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient, MERGE_PATCH } from './support/http-client';
 import { createOrder, Order, OrderLine } from './support/orders';
@@ -376,6 +377,73 @@ describe('batch confirm (set-based)', () => {
         ids.filter((id) => batchCode.get(id) === 'SUCCESS' || singleCode.get(id) === 'SUCCESS'),
       );
       await expectReservedExactly(30, lineOf, confirmed);
+    });
+  });
+
+  describe('a line committed while the confirm waits for the order', () => {
+    /**
+     * Another writer holds the order's lock and adds a line (as `POST /orders/{id}/items` does: line, total
+     * and version in one transaction); the confirm, waiting on that lock, must then reserve stock for the
+     * order as committed, new line included. Confirm single and confirm in a batch alike.
+     */
+    async function confirmWhileALineIsAdded(send: (orderId: string) => Promise<LightMyRequestResponse>) {
+      const first = await product(10);
+      const added = await product(10);
+      const orderId = await order(alice, [{ productId: first, quantity: 1 }]);
+      const writer = t.app.get(DataSource).createQueryRunner();
+      await writer.connect();
+      try {
+        await writer.startTransaction();
+        await writer.query('SELECT 1 FROM orders WHERE order_id = $1 FOR UPDATE', [orderId]);
+        await writer.query(
+          `INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
+           SELECT $1, product_id, name, price, 2 FROM products WHERE product_id = $2`,
+          [orderId, added],
+        );
+        await writer.query(
+          `UPDATE orders SET version = version + 1, updated_at = now(), total_amount =
+             (SELECT sum(unit_price * quantity) FROM order_items WHERE order_id = $1) WHERE order_id = $1`,
+          [orderId],
+        );
+        const confirming = send(orderId);
+        await waitForLockWaiter();
+        await writer.commitTransaction();
+        const res = await confirming;
+        expect(res.statusCode).toBe(200);
+      } finally {
+        if (writer.isTransactionActive) await writer.rollbackTransaction();
+        await writer.release();
+      }
+      const confirmed = (await admin('GET', `/api/v1/orders/${orderId}`)).json();
+      expect(confirmed.status).toBe('CONFIRMED');
+      expect(confirmed.items).toHaveLength(2);
+      expect(await stockOf(admin, first)).toBe(9);
+      expect(await stockOf(admin, added)).toBe(8);
+    }
+
+    /** Resolves once some statement waits for a row lock (the confirm queued behind the writer). */
+    async function waitForLockWaiter(): Promise<void> {
+      const db = t.app.get(DataSource);
+      for (let i = 0; i < 200; i += 1) {
+        const [{ waiting }] = await db.query(
+          "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+        );
+        if (waiting > 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error('the confirm never waited for the order lock');
+    }
+
+    it('is reserved by a single confirm', async () => {
+      await confirmWhileALineIsAdded((orderId) => alice('POST', `/api/v1/orders/${orderId}/confirm`));
+    });
+
+    it('is reserved by a batch confirm', async () => {
+      await confirmWhileALineIsAdded(async (orderId) => {
+        const res = await confirm(alice, [orderId]);
+        expect(codesOf(res)).toEqual(['SUCCESS']);
+        return res;
+      });
     });
   });
 });

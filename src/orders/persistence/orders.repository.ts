@@ -212,12 +212,15 @@ export class OrdersRepository {
     return row ? toOrder(row.order) : undefined;
   }
 
-  /** Reads an order and locks its row until the transaction ends, so writers of one order serialize. */
+  /**
+   * Locks an order's row until the transaction ends, so writers of one order serialize, then reads it. Two
+   * statements, as readManyForUpdate: a statement that waited for the lock re-reads the locked row but sees
+   * the rest (the order's lines) as of its start, so one statement would miss the lines the previous holder
+   * of the lock added, and a confirm would reserve stock for the lines it saw.
+   */
   async readForUpdate(db: EntityManager, orderId: string): Promise<Order | undefined> {
-    const rows: OrderRow[] = await db.query(`${SELECT_ORDER} WHERE o.order_id = $1 FOR UPDATE OF o`, [
-      orderId,
-    ]);
-    return rows[0] ? toOrder(rows[0].order) : undefined;
+    const [order] = await this.readManyForUpdate(db, [orderId]);
+    return order;
   }
 
   /**
