@@ -912,6 +912,14 @@ function printSummary(samples: Sample[], windows: Window[]): void {
     );
     if (n === 0) log(widths.map((w) => '-'.repeat(w)).join('  '));
   }
+  const slowest = windows.map((w) =>
+    samples
+      .filter((s) => s.phase === w.phase && BUSINESS_OPS.has(s.op))
+      .reduce<Sample | undefined>((max, s) => (max && max.ms >= s.ms ? max : s), undefined),
+  );
+  log(
+    `slowest business request of each phase: ${slowest.map((s) => (s ? `${s.op} ${s.ms} ms` : '-')).join(', ')}`,
+  );
 }
 
 function printChecks(violations: Violation[]): void {
