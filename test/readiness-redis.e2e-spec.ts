@@ -1,12 +1,15 @@
+import { Queue } from 'bullmq';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as net from 'node:net';
+import { MAINTENANCE_JOBS, MAINTENANCE_QUEUE } from '../src/tasks/task-maintenance.service';
 import { freePort } from './support/net';
 import { expectProblem } from './support/problem';
 import { bootTestApp, TestApp } from './support/test-app';
 
 /**
  * Readiness follows Redis without a restart: a private redis-server (never the shared one) is stopped and
- * started again under a running app.
+ * started again under a running app. It comes back empty (no persistence), as a crashed cache-mode Redis or
+ * a failover to an empty replica does: the queue's job schedulers must come back too.
  */
 const redisServer = (() => {
   try {
@@ -83,4 +86,27 @@ describeWithRedis('readiness while Redis goes away and comes back', () => {
     const up = await until(ready, (res) => res.statusCode === 200, 15_000);
     expect(up.statusCode).toBe(200);
   }, 30_000);
+
+  it('sets up the maintenance schedules again when Redis comes back without its data', async () => {
+    const queue = new Queue(MAINTENANCE_QUEUE, {
+      connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },
+      prefix: `${t.config.redis.keyPrefix}:bull`,
+    });
+    queue.on('error', () => undefined);
+    const schedulers = async () => (await queue.getJobSchedulers().catch(() => [])).map((s) => s.key).sort();
+    const expected = Object.keys(MAINTENANCE_JOBS)
+      .map((name) => `${MAINTENANCE_QUEUE}.${name}`)
+      .sort();
+    try {
+      expect(await until(schedulers, (keys) => keys.length === expected.length, 10_000)).toEqual(expected);
+
+      redis.kill('SIGKILL');
+      await until(ready, (res) => res.statusCode === 503, 5_000);
+      redis = startRedis(port);
+      // Empty at first; the service upserts its schedulers as soon as it has reconnected.
+      expect(await until(schedulers, (keys) => keys.length === expected.length, 15_000)).toEqual(expected);
+    } finally {
+      await queue.close();
+    }
+  }, 40_000);
 });

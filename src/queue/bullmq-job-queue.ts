@@ -13,6 +13,13 @@ import {
   ProcessorOptions,
 } from './job-queue';
 
+/** A periodic job as `schedule()` was given it; its scheduler id is `<queue>.<name>`. */
+interface Schedule {
+  queue: string;
+  name: string;
+  everyMs: number;
+}
+
 interface Registration {
   handler: JobHandler<unknown>;
   options: ProcessorOptions<unknown>;
@@ -48,6 +55,9 @@ export class BullMqJobQueue extends JobQueue {
   private readonly workerConnections: IORedis[] = [];
   private readonly producerConnection: IORedis;
 
+  /** Every schedule set up by this process, by scheduler id: set up again when Redis comes back without it. */
+  private readonly schedules = new Map<string, Schedule>();
+
   private readonly running = new Set<AbortController>();
   private closing = false;
 
@@ -61,6 +71,10 @@ export class BullMqJobQueue extends JobQueue {
     // Producers fail fast while Redis is down instead of queueing commands in memory.
     this.producerConnection = new IORedis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     this.producerConnection.on('error', () => undefined);
+    // Redis may come back without its data (restarted without persistence, failed over to an empty
+    // replica): its job schedulers are gone then, and the maintenance jobs (the reconciler among them)
+    // would never run again until this process restarted. Every reconnect sets up the missing ones again.
+    this.producerConnection.on('ready', () => void this.restoreSchedules());
   }
 
   async enqueue<T>(queue: string, name: string, data: T, options: EnqueueOptions = {}): Promise<string> {
@@ -83,12 +97,33 @@ export class BullMqJobQueue extends JobQueue {
   }
 
   async schedule(queue: string, name: string, everyMs: number): Promise<void> {
-    // One scheduler per id across all processes: upserting it again only refreshes its settings.
+    const schedule = { queue, name, everyMs };
+    this.schedules.set(`${queue}.${name}`, schedule);
+    await this.upsertScheduler(schedule);
+  }
+
+  /** One scheduler per id across all processes: upserting it again only refreshes its settings. */
+  private async upsertScheduler({ queue, name, everyMs }: Schedule): Promise<void> {
     await this.queue(queue).upsertJobScheduler(
       `${queue}.${name}`,
       { every: everyMs },
       { name, data: withTrace({}), opts: RETENTION },
     );
+  }
+
+  /** After a reconnect: the schedulers Redis no longer has are set up again (the others are left alone). */
+  private async restoreSchedules(): Promise<void> {
+    for (const [id, schedule] of this.schedules) {
+      if (this.closing) return;
+      try {
+        if (await this.queue(schedule.queue).getJobScheduler(id)) continue;
+        await this.upsertScheduler(schedule);
+        this.logger.warn(`schedule ${id} set up again: Redis came back without it`);
+      } catch (error: unknown) {
+        const reason = error instanceof Error ? error.message : String(error);
+        this.logger.warn(`schedule ${id} not restored after Redis reconnected: ${reason}`);
+      }
+    }
   }
 
   async jobState(queue: string, jobId: string): Promise<JobState> {
