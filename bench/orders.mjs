@@ -3,7 +3,8 @@
 // Reports per request the server's CPU and its PostgreSQL backends' CPU (from /proc), requests per second,
 // and the service/baseline ratios within each round (median and range). Servers run on core 0 (taskset),
 // this runner and autocannon on core 1. Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); Redis via
-// REDIS_URL. BENCH_PROFILE=1 writes a CPU profile of the service to bench/results/profiles/.
+// REDIS_URL. BENCH_PROFILE=1 writes a CPU profile of the service to bench/results/profiles/ (BENCH_PROFILE=before:
+// of the `before` build instead).
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -126,14 +127,22 @@ const serviceEnv = {
   // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces them, to compare settings).
   NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? deployedNodeOptions(root, 'deploy/k8s/base/api.yaml'),
 };
-const serviceServer = startServer(root, ['dist/src/main.js'], serviceEnv, profileFlags);
+const profiled = process.env.BENCH_PROFILE === 'before' ? 'before' : 'service';
+const serviceServer = startServer(
+  root,
+  ['dist/src/main.js'],
+  serviceEnv,
+  profiled === 'service' ? profileFlags : [],
+);
 // BENCH_BEFORE_DIST=<a build's dist/ directory inside this checkout>: that build runs too, as `before`, to
 // compare a change with the code before it in the same rounds.
 const beforeServer = process.env.BENCH_BEFORE_DIST
-  ? startServer(root, [path.join(path.resolve(process.env.BENCH_BEFORE_DIST), 'src/main.js')], {
-      ...serviceEnv,
-      PORT: '3103',
-    })
+  ? startServer(
+      root,
+      [path.join(path.resolve(process.env.BENCH_BEFORE_DIST), 'src/main.js')],
+      { ...serviceEnv, PORT: '3103' },
+      profiled === 'before' ? profileFlags : [],
+    )
   : undefined;
 const targets = [
   {
