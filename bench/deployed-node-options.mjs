@@ -14,3 +14,12 @@ export function deployedNodeOptions(root, file) {
   }
   return '';
 }
+
+/**
+ * BENCH_BEFORE_NODE_OPTIONS: other NODE_OPTIONS for the `before` server, so that two settings of one build
+ * (BENCH_BEFORE_DIST=dist) are compared in the same interleaved rounds.
+ */
+export function beforeNodeOptions() {
+  const options = process.env.BENCH_BEFORE_NODE_OPTIONS;
+  return options === undefined ? {} : { NODE_OPTIONS: options };
+}

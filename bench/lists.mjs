@@ -21,7 +21,7 @@ import {
   waitUntilUp,
   warmUp,
 } from './cpu-meter.mjs';
-import { deployedNodeOptions } from './deployed-node-options.mjs';
+import { beforeNodeOptions, deployedNodeOptions } from './deployed-node-options.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -368,7 +368,7 @@ async function comparePages() {
     const beforeServer = startServer(
       root,
       [path.join(path.resolve(process.env.BENCH_BEFORE_DIST), 'src/main.js')],
-      { ...serviceEnv, PORT: '3113' },
+      { ...serviceEnv, ...beforeNodeOptions(), PORT: '3113' },
     );
     targets.push({ ...targets[1], name: 'before', base: 'http://127.0.0.1:3113', server: beforeServer });
   }

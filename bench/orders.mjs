@@ -21,7 +21,7 @@ import {
   waitUntilUp,
   warmUp,
 } from './cpu-meter.mjs';
-import { deployedNodeOptions } from './deployed-node-options.mjs';
+import { beforeNodeOptions, deployedNodeOptions } from './deployed-node-options.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -140,7 +140,7 @@ const beforeServer = process.env.BENCH_BEFORE_DIST
   ? startServer(
       root,
       [path.join(path.resolve(process.env.BENCH_BEFORE_DIST), 'src/main.js')],
-      { ...serviceEnv, PORT: '3103' },
+      { ...serviceEnv, ...beforeNodeOptions(), PORT: '3103' },
       profiled === 'before' ? profileFlags : [],
     )
   : undefined;
