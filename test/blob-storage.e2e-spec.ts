@@ -48,7 +48,9 @@ describe('blob storage (PostgreSQL adapter of the storage port)', () => {
   };
 
   beforeAll(async () => {
-    t = await bootTestApp();
+    // No job processors here: a job an earlier suite left in Redis (an export) would write chunks of its
+    // own while these tests count them. Without Redis the in-process queue holds only this app's jobs.
+    t = await bootTestApp(process.env.REDIS_URL ? { APP_ROLE: 'api' } : {});
     storage = t.app.get(BlobStorage);
     db = t.app.get(DataSource);
   });
