@@ -9,6 +9,7 @@ import { Tasks1763800011000 } from './1763800011000-tasks';
 import { Attachments1763800012000 } from './1763800012000-attachments';
 import { UserSettings1763800013000 } from './1763800013000-user-settings';
 import { DeliveryAddresses1763800013100 } from './1763800013100-delivery-addresses';
+import { OrderCreationReference1763800014000 } from './1763800014000-order-creation-reference';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
 export const migrations: Array<new () => MigrationInterface> = [
@@ -22,4 +23,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   Attachments1763800012000,
   UserSettings1763800013000,
   DeliveryAddresses1763800013100,
+  OrderCreationReference1763800014000,
 ];

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { IdempotencyCleanup } from '../src/idempotency/idempotency.cleanup';
 import { requestFingerprint } from '../src/idempotency/request-fingerprint';
-import { customerClient } from './support/callers';
+import { adminClient, customerClient } from './support/callers';
+import { createProduct } from './support/products';
 import { ApiClient, apiClient, MERGE_PATCH, withIdempotencyKey } from './support/http-client';
 import {
   IDEMPOTENCY_PROBE_PATH as PROBE,
@@ -445,6 +446,82 @@ describe('Idempotency-Key', () => {
       const removedAgain = await alice('DELETE', url, { headers: removeKey });
       expect(removedAgain.statusCode).toBe(404);
       expect(removedAgain.headers['idempotent-replayed']).toBeUndefined();
+    });
+  });
+
+  describe('a create whose record was lost', () => {
+    const ORDERS = '/api/v1/orders';
+    let productId: string;
+
+    beforeAll(async () => {
+      productId = (await createProduct(await adminClient(t), { stock: 1000 })).productId;
+    });
+
+    /** Orders that a create under `key` made for `callerId`, as the order table knows them. */
+    async function ordersMadeWith(callerId: string, key: string): Promise<number> {
+      const [row] = (await db.query(
+        'SELECT count(*)::int AS count FROM orders WHERE creation_reference = $1',
+        [`${callerId} ${key}`],
+      )) as Array<{ count: number }>;
+      return row.count;
+    }
+
+    /**
+     * The state a crash between the order's commit and the key's completion leaves: the key still
+     * IN_PROGRESS with no response, its claim older than the 60 s after which a retry takes it over.
+     */
+    async function loseTheRecord(callerId: string, key: string): Promise<void> {
+      await db.query(
+        `UPDATE idempotency_keys SET state = 'IN_PROGRESS', response_status = NULL, response_headers = NULL,
+                response_body = NULL, completed_at = NULL, created_at = now() - interval '2 minutes'
+          WHERE caller_id = $1 AND idempotency_key = $2`,
+        [callerId, key],
+      );
+    }
+
+    it('a retry finds the order the first attempt made instead of making a second', async () => {
+      const key = randomUUID();
+      const body = { items: [{ productId, quantity: 2 }], note: 'made once' };
+      const first = await alice('POST', ORDERS, { body, headers: withIdempotencyKey(key) });
+      expect(first.statusCode).toBe(201);
+      await loseTheRecord(aliceId, key);
+
+      const retry = await alice('POST', ORDERS, { body, headers: withIdempotencyKey(key) });
+      expect(retry.statusCode).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      expect(retry.headers.location).toBe(first.headers.location);
+      expect(retry.json()).toEqual(first.json());
+      expect(await ordersMadeWith(aliceId, key)).toBe(1);
+      // The retry's answer is the key's record now.
+      expectReplayOf(await alice('POST', ORDERS, { body, headers: withIdempotencyKey(key) }), retry);
+    });
+
+    it("another caller's create with the same key is its own order", async () => {
+      const key = randomUUID();
+      const body = { items: [{ productId, quantity: 1 }] };
+      const mine = await alice('POST', ORDERS, { body, headers: withIdempotencyKey(key) });
+      const theirs = await bob('POST', ORDERS, { body, headers: withIdempotencyKey(key) });
+      expect(theirs.statusCode).toBe(201);
+      expect(theirs.json().orderId).not.toBe(mine.json().orderId);
+    });
+
+    it('once the key has expired, the same key makes a new order', async () => {
+      const key = randomUUID();
+      const body = { items: [{ productId, quantity: 1 }] };
+      const first = await alice('POST', ORDERS, { body, headers: withIdempotencyKey(key) });
+      expect(first.statusCode).toBe(201);
+      await db.query(
+        `UPDATE idempotency_keys SET expires_at = now() - interval '1 second'
+          WHERE caller_id = $1 AND idempotency_key = $2`,
+        [aliceId, key],
+      );
+      await db.query("UPDATE orders SET created_at = now() - interval '25 hours' WHERE order_id = $1", [
+        first.json().orderId,
+      ]);
+      const later = await alice('POST', ORDERS, { body, headers: withIdempotencyKey(key) });
+      expect(later.statusCode).toBe(201);
+      expect(later.json().orderId).not.toBe(first.json().orderId);
+      expect(await ordersMadeWith(aliceId, key)).toBe(2);
     });
   });
 });

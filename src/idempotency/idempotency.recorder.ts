@@ -44,10 +44,17 @@ function bodyText(payload: unknown): string | null | undefined {
  * the key back so the client can retry. The record is written before the response leaves, so a retry that
  * follows the response always finds it.
  */
+/** The claim each executing request holds (set by the interceptor, read by the recorder and claimedKeyOf). */
+const claims = new WeakMap<FastifyRequest, IdempotencyClaim>();
+
+/** The claim `request` holds, if it executes under an Idempotency-Key. */
+export function claimOf(request: FastifyRequest): IdempotencyClaim | undefined {
+  return claims.get(request);
+}
+
 @Injectable()
 export class IdempotencyRecorder implements OnModuleInit {
   private readonly logger = new Logger('Idempotency');
-  private readonly claims = new WeakMap<FastifyRequest, IdempotencyClaim>();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -59,9 +66,9 @@ export class IdempotencyRecorder implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     // A callback hook: the responses of requests without a claim (nearly all) pass without a promise.
     fastify?.addHook('onSend', (request, reply, payload, done) => {
-      const claim = this.claims.get(request);
+      const claim = claims.get(request);
       if (!claim) return done(null, payload);
-      this.claims.delete(request);
+      claims.delete(request);
       void this.record(request, reply, payload, claim).then(
         (sent) => done(null, sent),
         (error: unknown) => done(error as Error),
@@ -71,7 +78,7 @@ export class IdempotencyRecorder implements OnModuleInit {
 
   /** The response of `request` completes (or releases) `claim`. */
   track(request: FastifyRequest, claim: IdempotencyClaim): void {
-    this.claims.set(request, claim);
+    claims.set(request, claim);
   }
 
   private async record(

@@ -24,6 +24,8 @@ export interface IdempotencyScope {
 /** The right to execute the request and record its outcome; `token` proves it was not taken over. */
 export interface IdempotencyClaim extends IdempotencyScope {
   token: string;
+  /** How long the key's record lives (IDEMPOTENCY_TTL_SECONDS). */
+  ttlSeconds: number;
 }
 
 /** A final response as it was sent. Header names are lower case. */
@@ -113,7 +115,7 @@ export class IdempotencyStore {
         this.ttlSeconds,
         IN_PROGRESS_TIMEOUT_SECONDS,
       ]);
-      if (claimed.length === 1) return { claim: { ...scope, token } };
+      if (claimed.length === 1) return { claim: { ...scope, token, ttlSeconds: this.ttlSeconds } };
 
       const record = await this.find(scope);
       if (record) return { record };

@@ -6,6 +6,7 @@ import { UsersService } from '../users/users.service';
 import {
   ExpectedVersions,
   Order,
+  OrderCreation,
   OrderDraft,
   OrderFieldChanges,
   OrderPatch,
@@ -33,7 +34,11 @@ export class OrderEditingService {
    * `deliveryAddress` the order takes a copy of the customer's default delivery address, if any (read
    * beside the catalogue, so it adds no round trip to the answer).
    */
-  async create(caller: Caller, draft: OrderDraft & { customerId?: string }): Promise<Order> {
+  async create(
+    caller: Caller,
+    draft: OrderDraft & { customerId?: string },
+    creation?: OrderCreation,
+  ): Promise<Order> {
     const customerId = (draft.customerId ?? caller.userId).toLowerCase();
     if (customerId !== caller.userId && !isAdmin(caller)) throw new AppException('ACCESS_DENIED');
     const [priced, deliveryAddress] = await Promise.all([
@@ -42,7 +47,7 @@ export class OrderEditingService {
     ]);
     this.lines.assertStorableTotal(priced);
     if (customerId !== caller.userId) await this.users.ensureCustomer(customerId);
-    return this.orders.insert({ customerId, deliveryAddress, note: draft.note }, priced);
+    return this.orders.insert({ customerId, deliveryAddress, note: draft.note, creation }, priced);
   }
 
   /** PUT: items, delivery address and note replaced; absent means removed. Only while CREATED. */

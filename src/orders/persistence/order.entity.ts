@@ -62,4 +62,8 @@ export class OrderEntity {
 
   @Column({ name: 'refunded_at', type: 'timestamptz', nullable: true })
   refundedAt: Date | null;
+
+  /** `<caller> <Idempotency-Key>` of the create, kept so a retry finds the order (migration 1763800014000). */
+  @Column({ name: 'creation_reference', type: 'text', nullable: true })
+  creationReference: string | null;
 }

@@ -5,6 +5,7 @@ import type {
   DeliveryAddress,
   Order,
   OrderFieldChanges,
+  OrderCreation,
   OrderLine,
   OrderTextField,
   OrderTimestampField,
@@ -168,14 +169,24 @@ function changeSet(
   return set.join(', ');
 }
 
-/** Inserts an order with its lines and total and returns it, in one statement (see `insert`). */
+/**
+ * Inserts an order with its lines and total and returns it, in one statement (see `insert`). With a creation
+ * reference ($9, within $10 seconds) an order this reference already created is returned instead, and
+ * nothing is inserted.
+ */
 const INSERT_ORDER = `
-  WITH lines AS (
+  WITH earlier AS (
+    SELECT o.order_id FROM orders o
+     WHERE $9::text IS NOT NULL AND o.creation_reference = $9
+       AND o.created_at > now() - make_interval(secs => $10)
+     LIMIT 1
+  ), lines AS (
     SELECT * FROM unnest($5::uuid[], $6::text[], $7::numeric[], $8::int[])
       WITH ORDINALITY AS l(product_id, product_name, unit_price, quantity, position)
   ), created AS (
-    INSERT INTO orders (customer_id, delivery_street_name, delivery_zip_code, note, total_amount)
-    SELECT $1, $2, $3, $4, COALESCE((SELECT sum(unit_price * quantity) FROM lines), 0)
+    INSERT INTO orders (customer_id, delivery_street_name, delivery_zip_code, note, total_amount, creation_reference)
+    SELECT $1, $2, $3, $4, COALESCE((SELECT sum(unit_price * quantity) FROM lines), 0), $9
+     WHERE NOT EXISTS (SELECT 1 FROM earlier)
     RETURNING *
   ), items AS (
     INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
@@ -183,12 +194,16 @@ const INSERT_ORDER = `
     FROM created CROSS JOIN lines l ORDER BY l.position
     RETURNING *
   )
-  SELECT ${orderJson('items')} AS "order" FROM created o`;
+  SELECT ${orderJson('items')} AS "order" FROM created o
+  UNION ALL
+  SELECT ${orderJson()} AS "order" FROM orders o WHERE o.order_id IN (SELECT order_id FROM earlier)`;
 
 export interface NewOrder {
   customerId: string;
   deliveryAddress?: { streetName: string; zipCode: string };
   note?: string;
+  /** What the create is known by (its Idempotency-Key), and for how long: see OrderCreation. */
+  creation?: OrderCreation;
 }
 
 /** A page of orders from `page`: the orders in sort order and, for cursor pages, each row's key values. */
@@ -292,6 +307,8 @@ export class OrdersRepository {
       lines.map((l) => l.productName),
       lines.map((l) => l.unitPrice),
       lines.map((l) => l.quantity),
+      order.creation?.reference ?? null,
+      order.creation?.windowSeconds ?? 0,
     ]);
     return toOrder(rows[0].order);
   }
