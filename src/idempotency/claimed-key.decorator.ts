@@ -14,7 +14,7 @@ export interface ClaimedKey {
   windowSeconds: number;
 }
 
-/** The handler's `ClaimedKey`, or undefined when the request carries no Idempotency-Key (or it is replayed). */
+/** The handler's `ClaimedKey`, or undefined when the request carries no Idempotency-Key. */
 export const ClaimedIdempotencyKey = createParamDecorator(
   (_data: unknown, context: ExecutionContext): ClaimedKey | undefined => {
     const claim = claimOf(context.switchToHttp().getRequest<FastifyRequest>());

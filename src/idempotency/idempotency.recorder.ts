@@ -44,7 +44,7 @@ function bodyText(payload: unknown): string | null | undefined {
  * the key back so the client can retry. The record is written before the response leaves, so a retry that
  * follows the response always finds it.
  */
-/** The claim each executing request holds (set by the interceptor, read by the recorder and claimedKeyOf). */
+/** The claim each executing request holds (set by the interceptor, read here and by @ClaimedIdempotencyKey). */
 const claims = new WeakMap<FastifyRequest, IdempotencyClaim>();
 
 /** The claim `request` holds, if it executes under an Idempotency-Key. */
