@@ -33,6 +33,26 @@ describe('toJsonOutput', () => {
     expect(toJsonOutput(instant)).toBe('2024-12-31T23:59:59Z');
   });
 
+  it('formats every instant as the ISO form cut to whole seconds, in years with four digits and beyond', () => {
+    const reference = (date: Date) => `${date.toISOString().slice(0, 19)}Z`;
+    const instants = [
+      Date.UTC(999, 11, 31, 23, 59, 59, 999),
+      Date.UTC(1000, 0, 1),
+      Date.UTC(1970, 0, 1),
+      Date.UTC(2024, 1, 29, 9, 5, 7, 1),
+      Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+      Date.UTC(10000, 0, 1),
+      Date.UTC(-1, 5, 15),
+    ];
+    // A spread of instants across the whole range PostgreSQL's timestamptz and a Date share.
+    for (let i = 0; i < 2000; i += 1) instants.push(Math.round(-8.64e15 + (i / 2000) * 1.72e16 + i * 7919));
+    for (const time of instants) {
+      const date = new Date(time);
+      expect(formatTimestamp(date)).toBe(reference(date));
+    }
+    expect(formatTimestamp(new Date(Date.UTC(999, 0, 1)))).toBe('0999-01-01T00:00:00Z');
+  });
+
   it('converts an instant in another zone to UTC', () => {
     expect(formatTimestamp(new Date('2025-06-01T03:00:00+03:00'))).toBe('2025-06-01T00:00:00Z');
   });

@@ -17,7 +17,6 @@ export interface OrderLine {
   productName: string;
   unitPrice: string;
   quantity: number;
-  createdAt: Date;
 }
 
 /** The order's own text fields an action's request may set (the state table says which). */

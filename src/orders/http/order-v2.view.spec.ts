@@ -34,9 +34,8 @@ describe('the v2 order view', () => {
           productName: 'Kettle',
           unitPrice: '1999.90',
           quantity: 1,
-          createdAt,
         },
-        { itemId: 'i2', productId: 'p2', productName: 'Mug', unitPrice: '250.05', quantity: 2, createdAt },
+        { itemId: 'i2', productId: 'p2', productName: 'Mug', unitPrice: '250.05', quantity: 2 },
       ],
     };
     const v2 = toOrderV2Response(order);

@@ -1,7 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import type { Order, OrderLine } from '../domain/order';
 import { MoneyV2, OrderItemV2Response, OrderV2Response } from './dto/order-v2-response.dto';
-import { ORDER_CACHE, orderEtag } from './order.view';
+import { formatTimestamp, inOutputForm, outputTimestamp, outputValue } from '../../http/json-output';
+import { ORDER_CACHE, orderEtag, toAddressResponse } from './order.view';
 
 /** `numeric(12,2)` text as PostgreSQL prints it (`12.5` would be a bug upstream: it prints `12.50`). */
 const DECIMAL = /^(\d+)(?:\.(\d{1,2}))?$/;
@@ -13,42 +14,42 @@ const DECIMAL = /^(\d+)(?:\.(\d{1,2}))?$/;
 export function toMoneyV2(amount: string, currency: string): MoneyV2 {
   const match = DECIMAL.exec(amount);
   if (!match) throw new Error(`not a money amount: ${amount}`);
-  return { amount: `${match[1]}.${(match[2] ?? '').padEnd(2, '0')}`, currency };
+  return inOutputForm({ amount: `${match[1]}.${(match[2] ?? '').padEnd(2, '0')}`, currency });
 }
 
 function toItemV2Response(item: OrderLine, currency: string): OrderItemV2Response {
-  return {
+  return inOutputForm({
     itemId: item.itemId,
     productId: item.productId,
     productName: item.productName,
     quantity: item.quantity,
     unitPrice: toMoneyV2(item.unitPrice, currency),
-  };
+  });
 }
 
-/** The v2 Order: v1's fields, money as MoneyV2 (`total` for `totalAmount`). */
+/** The v2 Order: v1's fields, money as MoneyV2 (`total` for `totalAmount`); in output form, as v1's. */
 export function toOrderV2Response(order: Order): OrderV2Response {
-  return {
+  return inOutputForm({
     orderId: order.orderId,
     customerId: order.customerId,
     status: order.status,
     total: toMoneyV2(order.totalAmount, order.currency),
     currency: order.currency,
-    createdAt: order.createdAt,
-    updatedAt: order.updatedAt,
-    confirmedAt: order.confirmedAt,
-    shippedAt: order.shippedAt,
-    deliveredAt: order.deliveredAt,
-    cancelledAt: order.cancelledAt,
-    refundedAt: order.refundedAt,
-    deliveryAddress: order.deliveryAddress,
+    createdAt: formatTimestamp(order.createdAt),
+    updatedAt: outputTimestamp(order.updatedAt),
+    confirmedAt: outputTimestamp(order.confirmedAt),
+    shippedAt: outputTimestamp(order.shippedAt),
+    deliveredAt: outputTimestamp(order.deliveredAt),
+    cancelledAt: outputTimestamp(order.cancelledAt),
+    refundedAt: outputTimestamp(order.refundedAt),
+    deliveryAddress: order.deliveryAddress && toAddressResponse(order.deliveryAddress),
     items: order.items.map((item) => toItemV2Response(item, order.currency)),
-    note: order.note,
-    trackingNumber: order.trackingNumber,
-    carrier: order.carrier,
-    cancellationReason: order.cancellationReason,
-    refundReason: order.refundReason,
-  };
+    note: outputValue(order.note),
+    trackingNumber: outputValue(order.trackingNumber),
+    carrier: outputValue(order.carrier),
+    cancellationReason: outputValue(order.cancellationReason),
+    refundReason: outputValue(order.refundReason),
+  });
 }
 
 /**

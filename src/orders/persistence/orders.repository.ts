@@ -41,7 +41,7 @@ export function orderJson(items = 'order_items'): string {
     'cancelledAt', o.cancelled_at, 'refundedAt', o.refunded_at,
     'items', COALESCE((SELECT json_agg(json_build_object(
                 'itemId', i.item_id, 'productId', i.product_id, 'productName', i.product_name,
-                'unitPrice', i.unit_price::text, 'quantity', i.quantity, 'createdAt', i.created_at)
+                'unitPrice', i.unit_price::text, 'quantity', i.quantity)
               ORDER BY i.created_at, i.item_id)
               FROM ${items} i WHERE i.order_id = o.order_id), '[]'::json))`;
 }
@@ -68,7 +68,7 @@ interface OrderJson {
   deliveredAt: string | null;
   cancelledAt: string | null;
   refundedAt: string | null;
-  items: Array<Omit<OrderLine, 'createdAt'> & { createdAt: string }>;
+  items: OrderLine[];
 }
 
 /** A row holding one order in its column `order`. */
@@ -109,14 +109,7 @@ function toOrder(json: OrderJson): Order {
     totalAmount: json.totalAmount,
     version: json.version,
     createdAt: new Date(json.createdAt),
-    items: json.items.map((i) => ({
-      itemId: i.itemId,
-      productId: i.productId,
-      productName: i.productName,
-      unitPrice: i.unitPrice,
-      quantity: i.quantity,
-      createdAt: new Date(i.createdAt),
-    })),
+    items: json.items,
   };
   if (json.deliveryStreetName !== null && json.deliveryZipCode !== null) {
     order.deliveryAddress = { streetName: json.deliveryStreetName, zipCode: json.deliveryZipCode };
@@ -432,19 +425,18 @@ export class OrdersRepository {
     orderId: string,
     paging: { limit: number; offset: number },
   ): Promise<{ lines: OrderLine[]; total: number }> {
-    const rows: Array<{ total: string; lines: Array<Omit<OrderLine, 'createdAt'> & { createdAt: string }> }> =
-      await this.dataSource.query(
-        `SELECT (SELECT count(*) FROM order_items WHERE order_id = $1)::bigint AS total,
+    const rows: Array<{ total: string; lines: OrderLine[] }> = await this.dataSource.query(
+      `SELECT (SELECT count(*) FROM order_items WHERE order_id = $1)::bigint AS total,
            COALESCE((SELECT json_agg(json_build_object(
                'itemId', p.item_id, 'productId', p.product_id, 'productName', p.product_name,
-               'unitPrice', p.unit_price::text, 'quantity', p.quantity, 'createdAt', p.created_at)
+               'unitPrice', p.unit_price::text, 'quantity', p.quantity)
              ORDER BY p.created_at, p.item_id)
            FROM (SELECT * FROM order_items WHERE order_id = $1 ORDER BY created_at, item_id LIMIT $2 OFFSET $3) p),
            '[]'::json) AS lines`,
-        [orderId, paging.limit, paging.offset],
-      );
+      [orderId, paging.limit, paging.offset],
+    );
     return {
-      lines: rows[0].lines.map((l) => ({ ...l, createdAt: new Date(l.createdAt) })),
+      lines: rows[0].lines,
       total: Number(rows[0].total),
     };
   }

@@ -62,25 +62,25 @@ export class OrderV2Response {
   currency: string;
 
   @ResponseField(timestamp())
-  createdAt: Date;
+  createdAt: string;
 
   @ResponseField(timestamp(), { optional: true, description: 'Present after an update.' })
-  updatedAt?: Date;
+  updatedAt?: string;
 
   @ResponseField(timestamp(), { optional: true })
-  confirmedAt?: Date;
+  confirmedAt?: string;
 
   @ResponseField(timestamp(), { optional: true })
-  shippedAt?: Date;
+  shippedAt?: string;
 
   @ResponseField(timestamp(), { optional: true })
-  deliveredAt?: Date;
+  deliveredAt?: string;
 
   @ResponseField(timestamp(), { optional: true })
-  cancelledAt?: Date;
+  cancelledAt?: string;
 
   @ResponseField(timestamp(), { optional: true })
-  refundedAt?: Date;
+  refundedAt?: string;
 
   @ResponseField(nested(DeliveryAddressResponse), { optional: true })
   deliveryAddress?: DeliveryAddressResponse;
