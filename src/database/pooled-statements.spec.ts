@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { prepared, PooledStatements } from './pooled-statements';
+import { prepared, PooledStatements, StatementVariants } from './pooled-statements';
 
 function reads(query: jest.Mock, maxQueryExecutionTime = 2_000) {
   const logger = { logQuerySlow: jest.fn(), logQueryError: jest.fn() };
@@ -42,5 +42,23 @@ describe('PooledStatements', () => {
     const fast = reads(jest.fn().mockResolvedValue({ rows: [] }), 1_000);
     await fast.reads.rows('SELECT 1', []);
     expect(fast.logger.logQuerySlow).not.toHaveBeenCalled();
+  });
+});
+describe('StatementVariants', () => {
+  it('names each distinct text once, the same name for the same text', () => {
+    const variants = new StatementVariants('orders.page', 3);
+    const first = variants.of('SELECT 1');
+    expect(first).toEqual({ name: 'orders.page.0', text: 'SELECT 1' });
+    expect(variants.of('SELECT 2')).toEqual({ name: 'orders.page.1', text: 'SELECT 2' });
+    expect(variants.of('SELECT 1')).toBe(first);
+  });
+
+  it('runs texts beyond its limit unnamed, so rare variants never stay prepared on the connections', () => {
+    const variants = new StatementVariants('orders.page', 2);
+    variants.of('SELECT 1');
+    variants.of('SELECT 2');
+    expect(variants.of('SELECT 3')).toBe('SELECT 3');
+    expect(variants.of('SELECT 3')).toBe('SELECT 3');
+    expect(variants.of('SELECT 2')).toEqual({ name: 'orders.page.1', text: 'SELECT 2' });
   });
 });

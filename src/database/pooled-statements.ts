@@ -5,8 +5,8 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /**
  * A statement PostgreSQL parses and plans once per pooled connection, then only binds and runs: for
- * the hottest reads, whose text never changes (a query whose text is built per request must not be
- * named, or each variant would stay prepared on every connection).
+ * the hottest reads, whose text never changes (a query whose text is built per request is named only
+ * through `StatementVariants`, which bounds how many variants stay prepared on every connection).
  */
 export interface PreparedStatement {
   name: string;
@@ -15,6 +15,32 @@ export interface PreparedStatement {
 
 export function prepared(name: string, text: string): PreparedStatement {
   return { name, text };
+}
+
+/**
+ * A family of statements whose text is built per request from a few parts (a list's filters and sort),
+ * where a generic plan is as good as a custom one (the caller's to judge: e.g. a scan of one customer's
+ * index range). The first `limit` distinct texts are named `<family>.<n>` and prepared on each connection
+ * that runs them; PostgreSQL then skips parsing and, once its generic plan proves no worse, planning,
+ * which is about half of a list page's database CPU (docs/benchmarks.md, issue 15). Texts beyond the limit
+ * run unnamed, so rare variants never pile up on the connections.
+ */
+export class StatementVariants {
+  private readonly named = new Map<string, PreparedStatement>();
+
+  constructor(
+    private readonly family: string,
+    private readonly limit = 32,
+  ) {}
+
+  of(text: string): PreparedStatement | string {
+    let statement = this.named.get(text);
+    if (statement === undefined && this.named.size < this.limit) {
+      statement = prepared(`${this.family}.${this.named.size}`, text);
+      this.named.set(text, statement);
+    }
+    return statement ?? text;
+  }
 }
 
 /**

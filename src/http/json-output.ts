@@ -40,7 +40,8 @@ const IN_OUTPUT_FORM = Symbol('in JSON output form');
  * - a field without a value is `undefined` in the literal (`outputValue`, `outputTimestamp`), which
  *   `JSON.stringify` leaves out, so the literal keeps one shape for V8;
  * - a `Date` is `formatTimestamp`'s text;
- * - nested objects are output-form bodies too (or plain values needing no rule).
+ * - nested objects are in output form too: the rules do not reach into a marked body, so only its top
+ *   needs the mark (marking costs a property definition; a list page marks 20 bodies, not 80).
  * Unit tests of such a view check its body with `outputFormViolations` (json-output.testing.ts).
  */
 export function inOutputForm<T extends object>(body: T): T {

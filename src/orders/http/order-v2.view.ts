@@ -14,17 +14,17 @@ const DECIMAL = /^(\d+)(?:\.(\d{1,2}))?$/;
 export function toMoneyV2(amount: string, currency: string): MoneyV2 {
   const match = DECIMAL.exec(amount);
   if (!match) throw new Error(`not a money amount: ${amount}`);
-  return inOutputForm({ amount: `${match[1]}.${(match[2] ?? '').padEnd(2, '0')}`, currency });
+  return { amount: `${match[1]}.${(match[2] ?? '').padEnd(2, '0')}`, currency };
 }
 
 function toItemV2Response(item: OrderLine, currency: string): OrderItemV2Response {
-  return inOutputForm({
+  return {
     itemId: item.itemId,
     productId: item.productId,
     productName: item.productName,
     quantity: item.quantity,
     unitPrice: toMoneyV2(item.unitPrice, currency),
-  });
+  };
 }
 
 /** The v2 Order: v1's fields, money as MoneyV2 (`total` for `totalAmount`); in output form, as v1's. */

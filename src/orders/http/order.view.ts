@@ -14,17 +14,17 @@ export function orderEtag(order: Pick<Order, 'orderId' | 'version'>): string {
 
 /** The address's fields are never empty (the request DTO's bounds), so both are always present. */
 export function toAddressResponse(address: DeliveryAddress): DeliveryAddressResponse {
-  return inOutputForm({ streetName: address.streetName, zipCode: address.zipCode });
+  return { streetName: address.streetName, zipCode: address.zipCode };
 }
 
 export function toItemResponse(item: OrderLine): OrderItemResponse {
-  return inOutputForm({
+  return {
     itemId: item.itemId,
     productId: item.productId,
     productName: item.productName,
     quantity: item.quantity,
     unitPrice: Number(item.unitPrice),
-  });
+  };
 }
 
 /**
