@@ -144,6 +144,21 @@ const beforeServer = process.env.BENCH_BEFORE_DIST
       profiled === 'before' ? profileFlags : [],
     )
   : undefined;
+// BENCH_NEST_FLOOR=controller|guarded (reads only): the baseline's read behind NestJS, as `nest floor`
+// (bench/nest-floor-server.mjs): the framework's share of the gap, measured in the same rounds.
+const nestFloor = process.env.BENCH_NEST_FLOOR;
+if (nestFloor && process.env.BENCH_SCENARIOS !== 'reads') {
+  console.error('BENCH_NEST_FLOOR serves reads only: run it with BENCH_SCENARIOS=reads');
+  process.exit(2);
+}
+const nestFloorServer = nestFloor
+  ? startServer(root, ['bench/nest-floor-server.mjs'], {
+      DATABASE_URL: databaseUrl,
+      PORT: '3104',
+      NEST_FLOOR: nestFloor,
+      NODE_OPTIONS: serviceEnv.NODE_OPTIONS,
+    })
+  : undefined;
 const targets = [
   {
     name: 'baseline',
@@ -169,6 +184,16 @@ if (beforeServer) {
     base: 'http://127.0.0.1:3103',
     pid: beforeServer.pid,
     server: beforeServer,
+  });
+}
+
+if (nestFloorServer) {
+  targets.push({
+    ...targets[0],
+    name: `nest floor (${nestFloor})`,
+    base: 'http://127.0.0.1:3104',
+    pid: nestFloorServer.pid,
+    server: nestFloorServer,
   });
 }
 

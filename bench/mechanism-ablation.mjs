@@ -1,0 +1,133 @@
+// node bench/mechanism-ablation.mjs <dist> <out dir> <mechanism>[,<mechanism>…] — a copy of a build with
+// contract mechanisms switched off, for measuring what each costs alone (issue 15: "show the measured cost of
+// that mechanism alone"). Never deployed: the copy breaks the contract on purpose. Run it as the `before`
+// server of `bench:orders` or `bench:lists` (BENCH_BEFORE_DIST=<out dir>), so it meets the full service in
+// the same rounds. Each switch edits the compiled JavaScript and fails if its target text is not found.
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const SWITCHES = {
+  // The request's trace context in AsyncLocalStorage (logs, spans and jobs carry the trace id): the hooks
+  // still set `traceparent`, but no async context is entered, so Node 20's promise hooks never turn on.
+  'async-context': [
+    ['src/tracing/tracing.hooks.js', '(0, trace_context_1.runInTrace)(request.trace, done);', 'done();', 2],
+  ],
+  // The shared rate limit: the guard (Redis counters, RateLimit-* headers) is not installed.
+  'rate-limit': [
+    [
+      'src/rate-limit/rate-limit.module.js',
+      'providers: [{ provide: core_1.APP_GUARD, useClass: rate_limit_guard_1.RateLimitGuard }],',
+      'providers: [],',
+    ],
+  ],
+  // The request histogram and counters of /metrics.
+  metrics: [
+    [
+      'src/metrics/metrics.service.js',
+      "fastify.addHook('onResponse',",
+      "((..._hook) => undefined)('onResponse',",
+    ],
+  ],
+  // Helmet's eight security headers.
+  'security-headers': [
+    [
+      'src/http/security-headers.js',
+      "fastify.addHook('onRequest',",
+      "((..._hook) => undefined)('onRequest',",
+    ],
+  ],
+  // The deprecation guard (Deprecation/Sunset/Link on deprecated operations, 410 after the sunset).
+  deprecation: [
+    [
+      'src/versioning/versioning.module.js',
+      '{ provide: core_1.APP_GUARD, useClass: deprecation_guard_1.DeprecationGuard }',
+      'clock_1.Clock',
+    ],
+  ],
+  // The request validation guard (headers, query, path and body checked before the handler).
+  'request-validation': [
+    [
+      'src/validation/validation.module.js',
+      '{ provide: core_1.APP_GUARD, useClass: request_validation_guard_1.RequestValidationGuard },',
+      '',
+    ],
+  ],
+  // CORS (@fastify/cors: Vary and the allow-origin headers on every response).
+  cors: [
+    [
+      'src/http/cors.js',
+      'await fastify.register(cors_1.default,',
+      'await ((..._plugin) => undefined)(cors_1.default,',
+    ],
+  ],
+  // Multipart uploads (@fastify/multipart and the service's two hooks around it).
+  multipart: [
+    [
+      'src/validation/multipart-body.js',
+      'await fastify.register(multipart_1.default,',
+      'await ((..._plugin) => undefined)(multipart_1.default,',
+    ],
+    [
+      'src/validation/multipart-body.js',
+      "fastify.addHook('preValidation',",
+      "((..._hook) => undefined)('preValidation',",
+    ],
+    ['src/validation/multipart-body.js', "fastify.addHook('onSend',", "((..._hook) => undefined)('onSend',"],
+  ],
+  // The 414 for URIs over 8 KiB.
+  'uri-length': [
+    ['src/http/uri-length.hook.js', "fastify.addHook('onRequest',", "((..._hook) => undefined)('onRequest',"],
+  ],
+  // Conditional reads (If-None-Match → 304).
+  'conditional-read': [
+    ['src/http/conditional-read.hook.js', "fastify.addHook('onSend',", "((..._hook) => undefined)('onSend',"],
+  ],
+  // The idempotency recorder's hook (stores the response of a request with a claimed key).
+  'idempotency-hook': [
+    [
+      'src/idempotency/idempotency.recorder.js',
+      "fastify?.addHook('onSend',",
+      "((..._hook) => undefined)('onSend',",
+    ],
+  ],
+  // The JSON output rules' hook (order views are in output form already; other bodies would not be).
+  'json-output': [
+    [
+      'src/http/json-output.hook.js',
+      "fastify.addHook('preSerialization',",
+      "((..._hook) => undefined)('preSerialization',",
+    ],
+  ],
+  // The just-in-time user (a caller's first request creates its user row).
+  'just-in-time-user': [
+    [
+      'src/users/users.module.js',
+      '{ provide: core_1.APP_GUARD, useClass: just_in_time_user_guard_1.JustInTimeUserGuard },',
+      '',
+    ],
+  ],
+};
+
+const [dist, out, list] = process.argv.slice(2);
+if (!dist || !out || !list) {
+  console.error(
+    `usage: node bench/mechanism-ablation.mjs <dist> <out dir> <${Object.keys(SWITCHES).join('|')}|all>[,…]`,
+  );
+  process.exit(2);
+}
+const names = list === 'all' ? Object.keys(SWITCHES) : list.split(',');
+rmSync(out, { recursive: true, force: true });
+cpSync(dist, out, { recursive: true });
+for (const name of names) {
+  const edits = SWITCHES[name];
+  if (!edits) throw new Error(`unknown mechanism ${name}`);
+  for (const [file, from, to, times = 1] of edits) {
+    const target = path.join(out, file);
+    const text = readFileSync(target, 'utf8');
+    const found = text.split(from).length - 1;
+    if (found !== times)
+      throw new Error(`${name}: expected ${times} × ${JSON.stringify(from)} in ${file}, found ${found}`);
+    writeFileSync(target, text.split(from).join(to));
+  }
+}
+console.log(`${out}: ${dist} without ${names.join(', ')}`);
