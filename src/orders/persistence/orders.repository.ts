@@ -174,7 +174,9 @@ function changeSet(
  * reference ($9, within $10 seconds) an order this reference already created is returned instead, and
  * nothing is inserted.
  */
-const INSERT_ORDER = `
+const INSERT_ORDER = prepared(
+  'orders.insert',
+  `
   WITH earlier AS (
     SELECT o.order_id FROM orders o
      WHERE $9::text IS NOT NULL AND o.creation_reference = $9
@@ -196,7 +198,8 @@ const INSERT_ORDER = `
   )
   SELECT ${orderJson('items')} AS "order" FROM created o
   UNION ALL
-  SELECT ${orderJson()} AS "order" FROM orders o WHERE o.order_id IN (SELECT order_id FROM earlier)`;
+  SELECT ${orderJson()} AS "order" FROM orders o WHERE o.order_id IN (SELECT order_id FROM earlier)`,
+);
 
 export interface NewOrder {
   customerId: string;
@@ -293,12 +296,8 @@ export class OrdersRepository {
    * create it twice). Lines keep their request order (`created_at` is the clock time of each row); the
    * total is the sum of the frozen prices, computed by PostgreSQL in `numeric`.
    */
-  async insert(
-    order: NewOrder,
-    lines: readonly PricedLine[],
-    db: EntityManager = this.dataSource.manager,
-  ): Promise<Order> {
-    const rows: OrderRow[] = await db.query(INSERT_ORDER, [
+  async insert(order: NewOrder, lines: readonly PricedLine[]): Promise<Order> {
+    const rows = await this.pooled.rows<OrderRow>(INSERT_ORDER, [
       order.customerId,
       order.deliveryAddress?.streetName ?? null,
       order.deliveryAddress?.zipCode ?? null,
