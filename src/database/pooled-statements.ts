@@ -20,7 +20,7 @@ export function prepared(name: string, text: string): PreparedStatement {
 /**
  * A family of statements whose text is built per request from a few parts (a list's filters and sort),
  * where a generic plan is as good as a custom one (the caller's to judge: e.g. a scan of one customer's
- * index range). The first `limit` distinct texts are named `<family>.<n>` and prepared on each connection
+ * index range). The first `limit` (8) distinct texts are named `<family>.<n>` and prepared on each connection
  * that runs them; PostgreSQL then skips parsing and, once its generic plan proves no worse, planning,
  * which is about half of a list page's database CPU (docs/benchmarks.md, issue 15). Texts beyond the limit
  * run unnamed, so rare variants never pile up on the connections.
@@ -30,7 +30,8 @@ export class StatementVariants {
 
   constructor(
     private readonly family: string,
-    private readonly limit = 32,
+    // ~185 KB of backend memory per prepared variant and connection (docs/decisions.md).
+    private readonly limit = 8,
   ) {}
 
   of(text: string): PreparedStatement | string {

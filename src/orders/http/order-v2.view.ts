@@ -21,7 +21,7 @@ function toItemV2Response(item: OrderLine, currency: string): OrderItemV2Respons
   return {
     itemId: item.itemId,
     productId: item.productId,
-    productName: item.productName,
+    productName: outputValue(item.productName) as string,
     quantity: item.quantity,
     unitPrice: toMoneyV2(item.unitPrice, currency),
   };

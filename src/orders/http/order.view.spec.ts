@@ -33,8 +33,15 @@ const full: Order = {
     { itemId: 'i2', productId: 'p2', productName: 'Mug', unitPrice: '250.05', quantity: 2 },
   ],
 };
-// Fields a stored order may carry without a value (the rules leave them out, whatever the view gets).
-const emptyish = { ...bare, note: '', carrier: null } as unknown as Order;
+// Fields a stored order may carry without a value (the rules leave them out, whatever the view gets),
+// nested ones included: the columns allow an empty street, zip code or product name.
+const emptyish = {
+  ...bare,
+  note: '',
+  carrier: null,
+  deliveryAddress: { streetName: '', zipCode: '125009' },
+  items: [{ itemId: 'i1', productId: 'p1', productName: '', unitPrice: '1.00', quantity: 1 }],
+} as unknown as Order;
 
 /** The body as the generic rules would have made it from the same fields (what views sent before). */
 function throughTheRules(body: object): unknown {
@@ -68,13 +75,16 @@ describe.each([
     expect((toJsonOutput({ content: [body] }) as { content: unknown[] }).content[0]).toBe(body);
   });
 
-  it('serves time stamps as whole-second UTC text and leaves out what has no value', () => {
-    expect(JSON.parse(JSON.stringify(view(emptyish)))).toEqual({
-      ...(JSON.parse(JSON.stringify(view(bare))) as object),
-      createdAt: '2026-01-31T12:00:00Z',
-    });
+  it('serves time stamps as whole-second UTC text and leaves out what has no value, nested fields too', () => {
     const body = JSON.parse(JSON.stringify(view(full))) as Record<string, unknown>;
-    expect(body).toMatchObject({ refundedAt: '2026-02-04T23:59:59Z', updatedAt: '2026-02-01T00:00:00Z' });
-    expect(JSON.stringify(view(emptyish))).not.toMatch(/note|carrier|null|""/);
+    expect(body).toMatchObject({
+      createdAt: '2026-01-31T12:00:00Z',
+      refundedAt: '2026-02-04T23:59:59Z',
+      updatedAt: '2026-02-01T00:00:00Z',
+    });
+    const empty = JSON.parse(JSON.stringify(view(emptyish))) as Record<string, unknown>;
+    expect(empty.deliveryAddress).toEqual({ zipCode: '125009' });
+    expect((empty.items as Array<Record<string, unknown>>)[0]).not.toHaveProperty('productName');
+    expect(JSON.stringify(view(emptyish))).not.toMatch(/note|carrier|streetName|productName|null|""/);
   });
 });

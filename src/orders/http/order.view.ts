@@ -12,16 +12,24 @@ export function orderEtag(order: Pick<Order, 'orderId' | 'version'>): string {
   return entityTag(order.orderId, order.version);
 }
 
-/** The address's fields are never empty (the request DTO's bounds), so both are always present. */
+/*
+ * Nested parts of an order body are in output form too (the rules do not reach into a marked body). The API
+ * never stores an empty street, zip code or product name, but the columns allow one, and a row written by
+ * other means must still leave the field out, as the rules would: hence `outputValue` on required fields
+ * (their response types stay required: that is what the API itself writes).
+ */
 export function toAddressResponse(address: DeliveryAddress): DeliveryAddressResponse {
-  return { streetName: address.streetName, zipCode: address.zipCode };
+  return {
+    streetName: outputValue(address.streetName) as string,
+    zipCode: outputValue(address.zipCode) as string,
+  };
 }
 
 export function toItemResponse(item: OrderLine): OrderItemResponse {
   return {
     itemId: item.itemId,
     productId: item.productId,
-    productName: item.productName,
+    productName: outputValue(item.productName) as string,
     quantity: item.quantity,
     unitPrice: Number(item.unitPrice),
   };

@@ -81,7 +81,7 @@ const SELECT_ORDER = `SELECT ${orderJson()} AS "order" FROM orders o`;
 /**
  * A customer's pages, prepared: every variant scans that customer's range of the listing index behind its
  * fence, whatever the parameters, so PostgreSQL's generic plan is the custom one without the planning.
- * Lists across customers stay unnamed (a status or date filter's best plan depends on its values).
+ * Admins' lists stay unnamed (across customers a status or date filter's best plan depends on its values).
  */
 const CUSTOMER_PAGES = new StatementVariants('orders.customer-page');
 const READ_ORDER = prepared('orders.read', `${SELECT_ORDER} WHERE o.order_id = $1`);
