@@ -98,6 +98,23 @@ const SWITCHES = {
       "((..._hook) => undefined)('preSerialization',",
     ],
   ],
+  // Bearer authentication (the token read, its verified-token cache, roles): every request is one fixed
+  // admin. For measurement only: it lets anyone in.
+  'bearer-auth': [
+    [
+      'src/auth/bearer-auth.guard.js',
+      'async canActivate(context) {',
+      "async canActivate(context) { context.switchToHttp().getRequest().caller = { userId: '00000000-0000-4000-9000-000000000001', roles: ['ADMIN'] }; return true;",
+    ],
+  ],
+  // The trace ids of each request (random span and trace ids, the `traceparent` text): one fixed trace.
+  'trace-ids': [
+    [
+      'src/tracing/trace-context.js',
+      'function startSpan(incoming) {',
+      "const FIXED_TRACE = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', sampled: true, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };\nfunction startSpan(incoming) { return FIXED_TRACE;",
+    ],
+  ],
   // The just-in-time user (a caller's first request creates its user row).
   'just-in-time-user': [
     [
