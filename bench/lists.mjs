@@ -372,6 +372,22 @@ async function comparePages() {
     );
     targets.push({ ...targets[1], name: 'before', base: 'http://127.0.0.1:3113', server: beforeServer });
   }
+  // BENCH_NEST_FLOOR=controller|guarded: the baseline's page behind NestJS (bench/nest-floor-server.mjs), the
+  // framework's share of the gap, in the same rounds.
+  if (process.env.BENCH_NEST_FLOOR) {
+    const floorServer = startServer(root, ['bench/nest-floor-server.mjs'], {
+      DATABASE_URL: url,
+      PORT: '3114',
+      NEST_FLOOR: process.env.BENCH_NEST_FLOOR,
+      NODE_OPTIONS: serviceEnv.NODE_OPTIONS,
+    });
+    targets.push({
+      ...targets[0],
+      name: `nest floor (${process.env.BENCH_NEST_FLOOR})`,
+      base: 'http://127.0.0.1:3114',
+      server: floorServer,
+    });
+  }
   for (const t of targets) Object.assign(t, { pid: t.server.pid, postgres });
   const scenario = {
     name: `GET a customer's page (size 20, items, exact total of ${(2000).toLocaleString('en')})`,

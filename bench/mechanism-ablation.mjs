@@ -7,10 +7,16 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const SWITCHES = {
-  // The request's trace context in AsyncLocalStorage (logs, spans and jobs carry the trace id): the hooks
-  // still set `traceparent`, but no async context is entered, so Node 20's promise hooks never turn on.
+  // The trace context in AsyncLocalStorage (logs, spans and jobs carry the trace id): no async context is
+  // entered, for requests or jobs, so Node 20's promise hooks never turn on (one `run` anywhere, a queue
+  // job's included, turns them on for the whole process).
   'async-context': [
     ['src/tracing/tracing.hooks.js', '(0, trace_context_1.runInTrace)(request.trace, done);', 'done();', 2],
+    [
+      'src/tracing/trace-context.js',
+      'return storage.run(trace, from ? () => from.enter(trace, fn) : fn);',
+      'return fn();',
+    ],
   ],
   // The shared rate limit: the guard (Redis counters, RateLimit-* headers) is not installed.
   'rate-limit': [
