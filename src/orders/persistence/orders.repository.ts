@@ -64,8 +64,8 @@ const ITEMS_AT = Object.keys(ORDER_MEMBERS).length;
  * The order of the row `o` with its items, as one JSON value: the driver parses one value per order
  * (JSON.parse) instead of twenty columns through their type parsers. An array of the members
  * (`ORDER_MEMBERS`, then the items, each `[itemId, productId, productName, unitPrice, quantity]`) rather than
- * an object: half the text, no keys to parse, and every order of one shape, which halves the parse and the
- * mapping of a page (docs/benchmarks.md, issue 15).
+ * an object: little more than half the text, no keys to parse, and every order of one shape, which cuts the
+ * parse and the mapping of a page by two fifths (docs/benchmarks.md, issue 15).
  */
 export function orderJson(items = 'order_items'): string {
   return `json_build_array(${Object.values(ORDER_MEMBERS).join(', ')},
