@@ -21,8 +21,9 @@ import { PageWindow, pageStatement } from './order-list.sql';
  * Every statement on `orders` and `order_items`: services hold rules and transactions, this holds SQL.
  * One row mapping for every read (one order, a page of orders, a created or changed order): the order with
  * its items as one JSON value (`orderJson`), so a read is one round trip and nothing is hydrated by the ORM.
- * Write methods take the `EntityManager` of the caller's transaction; reads outside one run on the pool
- * directly (`PooledStatements`), the fixed ones as prepared statements.
+ * Write methods take the `EntityManager` of the caller's transaction; single statements outside one (the
+ * reads, and a create's insert, which is atomic by itself) run on the pool directly (`PooledStatements`), the
+ * fixed ones as prepared statements.
  */
 
 /**
