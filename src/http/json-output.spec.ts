@@ -1,6 +1,7 @@
 import { StreamableFile } from '@nestjs/common';
 import { Readable } from 'node:stream';
-import { formatTimestamp, toJsonOutput } from './json-output';
+import type { FastifyReply } from 'fastify';
+import { formatTimestamp, sendJsonText, toJsonOutput } from './json-output';
 
 describe('toJsonOutput', () => {
   it('omits object fields that are null, undefined or "", at any depth', () => {
@@ -87,5 +88,22 @@ describe('toJsonOutput', () => {
   it('a top-level null or undefined is no body', () => {
     expect(toJsonOutput(null)).toBeUndefined();
     expect(toJsonOutput(undefined)).toBeUndefined();
+  });
+});
+
+describe('sendJsonText', () => {
+  it('writes the parts into one Buffer, in UTF-8, and types the reply as JSON', () => {
+    const headers: Record<string, string> = {};
+    const reply = {
+      header(name: string, value: string) {
+        headers[name] = value;
+        return this;
+      },
+    } as unknown as FastifyReply;
+    const body = sendJsonText(reply, ['{"content":', '[{"name":"Ёлка 😀"}]', ',"page":1}']);
+    expect(Buffer.isBuffer(body)).toBe(true);
+    expect(body.toString('utf8')).toBe('{"content":[{"name":"Ёлка 😀"}],"page":1}');
+    expect(body.length).toBe(Buffer.byteLength('{"content":[{"name":"Ёлка 😀"}],"page":1}'));
+    expect(headers).toEqual({ 'content-type': 'application/json; charset=utf-8' });
   });
 });

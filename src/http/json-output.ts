@@ -1,4 +1,5 @@
 import { StreamableFile } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { Stream } from 'node:stream';
 
 /**
@@ -108,4 +109,21 @@ function toJsonValue(value: unknown): unknown {
 export function toJsonOutput(value: unknown): unknown {
   if (value === null) return undefined;
   return toJsonValue(value);
+}
+
+/**
+ * A body that is JSON text already in output form (rendered by PostgreSQL: OrdersRepository.renderedPage),
+ * given in parts, sent as it is. The parts are written into one Buffer: a string body of a page's size would
+ * be copied on the V8 heap twice more (flattened for its length, and again with the headers for the socket),
+ * a quarter of a list page's allocations. Fastify sends a Buffer as given, with the type set here, and neither
+ * serializes it nor passes it through the rules.
+ */
+export function sendJsonText(reply: FastifyReply, parts: readonly string[]): Buffer {
+  let length = 0;
+  for (const part of parts) length += Buffer.byteLength(part);
+  const body = Buffer.allocUnsafe(length);
+  let offset = 0;
+  for (const part of parts) offset += body.write(part, offset);
+  void reply.header('content-type', 'application/json; charset=utf-8');
+  return body;
 }

@@ -50,3 +50,17 @@ export function offsetPage<T>(
 export function offsetOf(query: { page: number; size: number }): number {
   return (query.page - 1) * query.size;
 }
+
+/**
+ * An offset page as JSON text in three parts (to join, or to write one after the other) around content that
+ * is JSON text already (an array rendered elsewhere, e.g. by PostgreSQL): the bytes
+ * `JSON.stringify(offsetPage(content, …))` gives, the fields from `offsetPage` itself.
+ */
+export function offsetPageJson(
+  contentJson: string,
+  totalElements: number,
+  query: { page: number; size: number },
+): [string, string, string] {
+  const { content: _content, ...fields } = offsetPage([], totalElements, query);
+  return ['{"content":', contentJson, `,${JSON.stringify(fields).slice(1)}`];
+}

@@ -150,6 +150,28 @@ export interface PageWindow {
   reverse?: boolean;
 }
 
+/** The `page` CTE of a page statement: the page's ids (and key values) from the sort index, and its total. */
+function pagePart(
+  filter: OrderFilter,
+  scope: OrderScope,
+  sort: readonly SortKey[],
+  window: PageWindow,
+  options: { total: boolean },
+): { cte: string; total: string; p: SqlParameters; keyed: boolean; reverse: boolean } {
+  const p = new SqlParameters();
+  const reverse = window.reverse ?? false;
+  const byCreation = sort.length === 1 && sort[0].field === 'createdAt';
+  const source = querySource(filter, scope, p, byCreation ? orderBy(sort, reverse) : undefined);
+  if (window.after) source.where.push(keysetCondition(sort, window.after.values, window.after.forward, p));
+  const keyed = window.offset === undefined;
+  const total = options.total ? `(${totalExpression(filter, scope, p)})` : 'NULL';
+  const cte = `WITH page AS (
+      SELECT o.order_id${keyed ? `, ${keySelect(sort)}` : ''} ${fromWhere(source)}
+      ORDER BY ${orderBy(sort, reverse)} LIMIT ${p.add(window.limit)}
+      ${window.offset !== undefined ? `OFFSET ${p.add(window.offset)}` : ''})`;
+  return { cte, total, p, keyed, reverse };
+}
+
 /**
  * A page of a list in one statement, as one row: `orders`, a JSON array of `{ order, keys }` in the page's
  * order (`keys`: the sort-key values `k0…kn` of each row, keyset pages only), and for offset pages
@@ -166,22 +188,34 @@ export function pageStatement(
   orderJson: string,
   options: { total: boolean },
 ): { sql: string; values: unknown[]; keyed: boolean } {
-  const p = new SqlParameters();
-  const reverse = window.reverse ?? false;
-  const byCreation = sort.length === 1 && sort[0].field === 'createdAt';
-  const source = querySource(filter, scope, p, byCreation ? orderBy(sort, reverse) : undefined);
-  if (window.after) source.where.push(keysetCondition(sort, window.after.values, window.after.forward, p));
-  const keyed = window.offset === undefined;
-  const total = options.total ? `(${totalExpression(filter, scope, p)})` : 'NULL';
-  const sql = `WITH page AS (
-      SELECT o.order_id${keyed ? `, ${keySelect(sort)}` : ''} ${fromWhere(source)}
-      ORDER BY ${orderBy(sort, reverse)} LIMIT ${p.add(window.limit)}
-      ${window.offset !== undefined ? `OFFSET ${p.add(window.offset)}` : ''})
+  const { cte, total, p, keyed, reverse } = pagePart(filter, scope, sort, window, options);
+  const sql = `${cte}
     SELECT ${total}::text AS total,
       COALESCE((SELECT json_agg(json_build_object('order', ${orderJson}${keyed ? ", 'keys', to_json(page)" : ''})
                   ORDER BY ${orderBy(sort, reverse)})
                 FROM page JOIN orders o ON o.order_id = page.order_id), '[]'::json) AS orders`;
   return { sql, values: p.values, keyed };
+}
+
+/**
+ * An offset page in one statement, as one row: `content`, the page's orders as the text of a JSON array
+ * (each order rendered by `orderText`, the text of the row `o`), and `total` as in `pageStatement`. The
+ * driver reads the content as text, with nothing to parse.
+ */
+export function renderedPageStatement(
+  filter: OrderFilter,
+  scope: OrderScope,
+  sort: readonly SortKey[],
+  window: PageWindow & { offset: number },
+  orderText: string,
+  options: { total: boolean },
+): { sql: string; values: unknown[] } {
+  const { cte, total, p } = pagePart(filter, scope, sort, window, options);
+  const sql = `${cte}
+    SELECT ${total}::text AS total,
+      '[' || COALESCE((SELECT string_agg(${orderText}, ',' ORDER BY ${orderBy(sort)})
+                FROM page JOIN orders o ON o.order_id = page.order_id), '') || ']' AS content`;
+  return { sql, values: p.values };
 }
 
 /**

@@ -15,7 +15,8 @@ import type { CreationKey, CreationRange, OrderAggregateChunk } from '../domain/
 import type { OrderFilter, OrderScope, SortKey } from '../domain/order-list-criteria';
 import type { OrderStatus } from '../domain/order-status';
 import { prepared, PooledStatements, StatementVariants } from '../../database/pooled-statements';
-import { PageWindow, pageStatement } from './order-list.sql';
+import { PageWindow, pageStatement, renderedPageStatement } from './order-list.sql';
+import { orderV1JsonText } from './order-v1-json.sql';
 
 /**
  * Every statement on `orders` and `order_items`: services hold rules and transactions, this holds SQL.
@@ -105,6 +106,8 @@ const SELECT_ORDER = `SELECT ${orderJson()} AS "order" FROM orders o`;
  * Admins' lists stay unnamed (across customers a status or date filter's best plan depends on its values).
  */
 const CUSTOMER_PAGES = new StatementVariants('orders.customer-page');
+const CUSTOMER_RENDERED_PAGES = new StatementVariants('orders.customer-page-v1');
+const ORDER_V1_TEXT = orderV1JsonText();
 const READ_ORDER = prepared('orders.read', `${SELECT_ORDER} WHERE o.order_id = $1`);
 const READ_LATEST = prepared(
   'orders.read-latest',
@@ -314,6 +317,26 @@ export class OrdersRepository {
       keys: keyed ? row.orders.map((r) => keyNames.map((k) => (r.keys as Record<string, string>)[k])) : [],
       ...(row.total !== null ? { total: Number(row.total) } : {}),
     };
+  }
+
+  /**
+   * One offset page with its orders as the v1 API renders them, as the text of a JSON array
+   * (`orderV1JsonText`), and with `total`, the exact size of the list: for the v1 list pages, which send
+   * the text as it comes.
+   */
+  async renderedPage(
+    filter: OrderFilter,
+    scope: OrderScope,
+    sort: readonly SortKey[],
+    window: PageWindow & { offset: number },
+    options: { total: boolean } = { total: false },
+  ): Promise<{ content: string; total?: number }> {
+    const { sql, values } = renderedPageStatement(filter, scope, sort, window, ORDER_V1_TEXT, options);
+    const [row] = await this.pooled.rows<{ total: string | null; content: string }>(
+      scope.customerId ? CUSTOMER_RENDERED_PAGES.of(sql) : sql,
+      values,
+    );
+    return { content: row.content, ...(row.total !== null ? { total: Number(row.total) } : {}) };
   }
 
   /**

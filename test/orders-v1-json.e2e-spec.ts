@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { adminClient, customerClient } from './support/callers';
+import { ApiClient } from './support/http-client';
+import { ORDERS } from './support/orders';
+import { createProduct } from './support/products';
+import { bootTestApp, TestApp } from './support/test-app';
+
+/**
+ * Offset list pages send their orders as PostgreSQL rendered them (orders/persistence/order-v1-json.sql.ts);
+ * one order's read goes through the v1 view (`toOrderResponse`). This holds the two byte-equal: each page
+ * must be exactly the reads of its orders, in its order, inside the page's fields, for orders written
+ * straight into the tables with every kind of value the view treats specially (absent, empty, escaped,
+ * non-ASCII, fractional, the extremes of the columns, a cut fraction of a second).
+ */
+describe('v1 list pages: the orders PostgreSQL renders are the bytes of their reads', () => {
+  let t: TestApp;
+  let db: DataSource;
+  let customer: ApiClient;
+  let admin: ApiClient;
+  const customerId = randomUUID();
+  /** The orders inserted, newest first (the default sort). */
+  const orderIds: string[] = [];
+
+  const STAMP = '2026-03-04 05:06:07.999999+00';
+  const columns = [
+    'order_id',
+    'customer_id',
+    'status',
+    'currency',
+    'total_amount',
+    'delivery_street_name',
+    'delivery_zip_code',
+    'note',
+    'tracking_number',
+    'carrier',
+    'cancellation_reason',
+    'refund_reason',
+    'created_at',
+    'updated_at',
+    'confirmed_at',
+    'shipped_at',
+    'delivered_at',
+    'cancelled_at',
+    'refunded_at',
+  ];
+  type Row = Partial<Record<(typeof columns)[number], string | null>>;
+
+  async function insertOrder(row: Row, items: Array<{ name: string; price: string; quantity: number }>) {
+    const orderId = randomUUID();
+    const values: Row = { status: 'CREATED', currency: 'RUB', total_amount: '0', ...row };
+    await db.query(
+      `INSERT INTO orders (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`,
+      columns.map((c) =>
+        c === 'order_id' ? orderId : c === 'customer_id' ? customerId : (values[c] ?? null),
+      ),
+    );
+    const product = await createProduct(admin);
+    for (const item of items) {
+      // One statement time for all of an order's lines: they then sort by item id, as the read does.
+      await db.query(
+        `INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [orderId, product.productId, item.name, item.price, item.quantity, STAMP],
+      );
+    }
+    orderIds.unshift(orderId);
+  }
+
+  beforeAll(async () => {
+    t = await bootTestApp();
+    db = t.app.get(DataSource);
+    admin = await adminClient(t);
+    customer = await customerClient(t, customerId);
+    await db.query(`INSERT INTO users (user_id, roles) VALUES ($1, '{CUSTOMER}')`, [customerId]);
+    const line = { name: 'Desk', price: '24.50', quantity: 1 };
+    // Nothing optional: no address, note, reasons, later stamps or lines; a total of zero.
+    await insertOrder({ created_at: '2026-01-01 00:00:00+00' }, []);
+    // Every text the schema lets be empty is (a note cannot be): left out, and an address of two empty
+    // parts is an empty object.
+    await insertOrder(
+      {
+        created_at: '2026-01-02 00:00:00.5+00',
+        delivery_street_name: '',
+        delivery_zip_code: '',
+        tracking_number: '',
+        carrier: '',
+        cancellation_reason: '',
+        refund_reason: '',
+      },
+      [{ name: '', price: '0.01', quantity: 1 }],
+    );
+    // Escapes and non-ASCII text; money's extremes; lines of one instant.
+    await insertOrder(
+      {
+        created_at: '2026-01-03 23:59:59.999999+00',
+        total_amount: '9999999999.99',
+        note: 'quote " backslash \\ slash / tab \t newline \n bell \u0007 unit \u001f del \u007f',
+        tracking_number: 'Ёлка — 😀 \u2028 é',
+        carrier: '<b>&amp;</b>',
+      },
+      [
+        { name: 'Кресло', price: '9999999999.99', quantity: 2147483647 },
+        { name: 'Lamp \\ "x"', price: '0.10', quantity: 3 },
+        line,
+      ],
+    );
+    // Every stamp set, with fractions to cut; an old year; an address.
+    await insertOrder(
+      {
+        status: 'REFUNDED',
+        created_at: STAMP,
+        updated_at: '2026-03-04 05:06:08.000001+00',
+        confirmed_at: '0999-12-31 23:59:59.5+00',
+        shipped_at: '1970-01-01 00:00:00+00',
+        delivered_at: '2026-03-04 05:06:07.999+00',
+        cancelled_at: '2026-03-04 05:06:07+03',
+        refunded_at: '2099-12-31 23:59:59.999999+00',
+        delivery_street_name: 'Nevsky "prospekt" 1',
+        delivery_zip_code: '190000',
+        cancellation_reason: 'changed mind',
+        refund_reason: 'damaged',
+        total_amount: '120.00',
+      },
+      [line, line, { ...line, price: '100.00' }],
+    );
+  });
+  afterAll(() => t.close());
+
+  /** The page `{content, page, size, totalElements, totalPages}` the reads of `ids` make, as JSON text. */
+  async function pageOfReads(
+    ids: string[],
+    fields: { page: number; size: number; totalElements: number },
+  ): Promise<string> {
+    const reads: string[] = [];
+    for (const id of ids) {
+      const res = await customer('GET', `${ORDERS}/${id}`);
+      expect(res.statusCode).toBe(200);
+      reads.push(res.body);
+    }
+    const totalPages = Math.ceil(fields.totalElements / fields.size);
+    return JSON.stringify({ content: 0, ...fields, totalPages }).replace(
+      '"content":0',
+      `"content":[${reads.join(',')}]`,
+    );
+  }
+
+  it('GET /orders answers each order byte for byte as its read does, as JSON', async () => {
+    const res = await customer('GET', `${ORDERS}?size=100`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.body)));
+    expect(res.body).toBe(await pageOfReads(orderIds, { page: 1, size: 100, totalElements: 4 }));
+    // The cases above are what they claim to be (the read's own rules).
+    const [everyStamp, escaped, empty, bare] = res.json<{ content: Array<Record<string, unknown>> }>()
+      .content;
+    expect(bare).not.toHaveProperty('deliveryAddress');
+    expect(bare.items).toEqual([]);
+    expect(bare.totalAmount).toBe(0);
+    expect(empty.deliveryAddress).toEqual({});
+    expect(empty).not.toHaveProperty('trackingNumber');
+    expect(empty.items).toEqual([expect.not.objectContaining({ productName: expect.anything() })]);
+    expect(escaped).not.toHaveProperty('deliveryAddress');
+    expect(escaped.createdAt).toBe('2026-01-03T23:59:59Z');
+    expect(escaped.totalAmount).toBe(9999999999.99);
+    expect(everyStamp.confirmedAt).toBe('0999-12-31T23:59:59Z');
+    expect(everyStamp.cancelledAt).toBe('2026-03-04T02:06:07Z');
+  });
+
+  it('pages, the admin filter and POST /orders/search are the same bytes', async () => {
+    const second = await customer('GET', `${ORDERS}?page=2&size=3`);
+    expect(second.body).toBe(await pageOfReads(orderIds.slice(3), { page: 2, size: 3, totalElements: 4 }));
+
+    const byCustomer = await admin('GET', `${ORDERS}?customerId=${customerId}&sort=createdAt,asc`);
+    expect(byCustomer.statusCode).toBe(200);
+    expect(byCustomer.body).toBe(
+      await pageOfReads([...orderIds].reverse(), { page: 1, size: 20, totalElements: 4 }),
+    );
+
+    const search = await customer('POST', `${ORDERS}/search`, { body: { page: 1, size: 2 } });
+    expect(search.statusCode).toBe(200);
+    expect(search.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(search.body).toBe(await pageOfReads(orderIds.slice(0, 2), { page: 1, size: 2, totalElements: 4 }));
+  });
+
+  it('an empty page and a page past the end keep the page fields', async () => {
+    const past = await customer('GET', `${ORDERS}?page=9&size=2`);
+    expect(past.body).toBe('{"content":[],"page":9,"size":2,"totalElements":4,"totalPages":2}');
+    const none = await customer('GET', `${ORDERS}?status=SHIPPED`);
+    expect(none.body).toBe('{"content":[],"page":1,"size":20,"totalElements":0,"totalPages":0}');
+  });
+
+  it('cursor pages, rendered by the view, hold the same orders', async () => {
+    const res = await customer('GET', `${ORDERS}?cursor=&size=100`);
+    expect(res.statusCode).toBe(200);
+    const reads = await Promise.all(
+      orderIds.map(async (id) => (await customer('GET', `${ORDERS}/${id}`)).body),
+    );
+    expect(res.body.startsWith(`{"content":[${reads.join(',')}],`)).toBe(true);
+  });
+});
