@@ -10,6 +10,7 @@ import { Attachments1763800012000 } from './1763800012000-attachments';
 import { UserSettings1763800013000 } from './1763800013000-user-settings';
 import { DeliveryAddresses1763800013100 } from './1763800013100-delivery-addresses';
 import { OrderCreationReference1763800014000 } from './1763800014000-order-creation-reference';
+import { OrderValuesInRange1763800015000 } from './1763800015000-order-values-in-range';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
 export const migrations: Array<new () => MigrationInterface> = [
@@ -24,4 +25,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   UserSettings1763800013000,
   DeliveryAddresses1763800013100,
   OrderCreationReference1763800014000,
+  OrderValuesInRange1763800015000,
 ];

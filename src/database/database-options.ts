@@ -13,10 +13,12 @@ export interface SessionLimits {
 /**
  * Server settings of every session: JIT compilation costs tens of milliseconds per statement and pays off
  * only for long analytical queries (this service runs short ones and chunks its reports), so it is off;
+ * time stamps are printed in UTC whatever the server's or database's TimeZone (a zone with a local mean
+ * time offset, as Europe/Moscow before 1919, prints offsets such as +02:30:17, which `Date` cannot parse);
  * the limits, when given, bound a stuck statement or a forgotten transaction (migrations run without them).
  */
 function sessionOptions(limits?: SessionLimits): string {
-  const settings = ['-c jit=off'];
+  const settings = ['-c jit=off', '-c TimeZone=UTC'];
   if (limits) {
     settings.push(`-c statement_timeout=${limits.statementTimeoutMs}`);
     settings.push(`-c idle_in_transaction_session_timeout=${limits.idleInTransactionTimeoutMs}`);

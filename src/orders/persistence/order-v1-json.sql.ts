@@ -2,7 +2,7 @@
  * The v1 Order of the row `o`, rendered by PostgreSQL as the JSON text the API sends: the same bytes as
  * `JSON.stringify(toOrderResponse(order))` (http/order.view.ts), field for field and in the same order,
  * for offset list pages, which then pass from the driver to the socket as text instead of being parsed into
- * objects, mapped to orders and views, and serialized again (docs/decisions.md "A list page's orders are
+ * objects, mapped to orders and views, and serialized again (docs/decisions.md "A v1 list page's orders are
  * rendered by PostgreSQL"). The view stays the definition of the body; test/orders-v1-json.e2e-spec.ts
  * holds the two byte-equal over every kind of value (absent, empty, escaped, fractional).
  *
@@ -12,8 +12,9 @@
  * - strings are JSON string literals (`to_json`: the same escapes as JSON.stringify);
  * - money is a JSON number: `trim_scale` prints 209.00 as 209 and 24.50 as 24.5, which is how JavaScript
  *   prints the Number of the decimal text (numeric(12,2) has at most 12 significant digits, within a double's
- *   exact range, and never needs an exponent);
- * - time stamps are `YYYY-MM-DDThh:mm:ssZ` in UTC, the fraction cut (`to_char`'s SS truncates);
+ *   exact range, and never needs an exponent; the schema refuses 'NaN', which `numeric` would otherwise hold);
+ * - time stamps are `YYYY-MM-DDThh:mm:ssZ` in UTC, the fraction cut (`to_char`'s SS truncates); the schema
+ *   holds them to finite instants of years 1–9999, which that format can print;
  * - the delivery address exists when both its columns do (as `toOrder` reads it); lines in creation order.
  */
 
