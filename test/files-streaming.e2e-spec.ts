@@ -259,4 +259,18 @@ describe('uploads over real HTTP, against the built app in its own process', () 
     // No request failed on the server's side (nothing logged as an error), though clients went away.
     expect(output).not.toMatch(/"level":50/);
   }, 60_000);
+
+  it('keeps the answer for a client that reads it late: the server drains instead of resetting the connection', async () => {
+    // The client goes on sending after the 413 and reads nothing until it has sent everything. A server
+    // that closed its socket with the client's bytes unread would reset the connection, and the client's
+    // kernel would drop the answer it had not read yet.
+    const upload = new RawUpload(30 * MiB);
+    upload.socket.pause();
+    await upload.sendFile();
+    upload.socket.resume();
+    await upload.waitUntil(() => upload.answered && upload.socket.destroyed);
+    expect(upload.response).toMatch(/^HTTP\/1\.1 413 /);
+    expect(upload.response).toContain('"code":"FILE_TOO_LARGE"');
+    expect(upload.socket.destroyed).toBe(true);
+  }, 60_000);
 });

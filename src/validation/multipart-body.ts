@@ -3,6 +3,7 @@ import { applyDecorators } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { ClassConstructor } from 'class-transformer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { AppException, ViolationInput } from '../problem/app-exception';
 import { formatByteSize } from '../problem/byte-size';
@@ -57,9 +58,32 @@ export async function registerMultipartBodies(fastify: FastifyInstance): Promise
       void reply.header('connection', 'close');
       request.raw.unpipe();
       request.raw.resume();
+      lingerBeforeClosing(request.raw.socket);
     }
     done(null, payload);
   });
+}
+
+/**
+ * How long a connection answered before its body ended goes on reading (and dropping) what the client
+ * still sends, after the answer and our end of the connection are written, before it is closed.
+ */
+export const LINGER_MS = 5_000;
+
+/**
+ * A lingering close (nginx's `lingering_close`, Apache's): Node closes a `Connection: close` socket as soon
+ * as the answer is written, and closing a socket that still has unread data makes the kernel send a reset,
+ * which can reach the client before it has read the answer: the client then sees a reset instead of its
+ * 413. Here the socket only ends its side (FIN after the answer) and keeps draining until the client closes
+ * its side (it has the answer: the FIN came after it) or LINGER_MS pass.
+ */
+function lingerBeforeClosing(socket: Socket): void {
+  socket.destroySoon = function lingeringDestroySoon(this: Socket): void {
+    if (this.writable) this.end();
+    const timer = setTimeout(() => this.destroy(), LINGER_MS);
+    timer.unref();
+    this.once('close', () => clearTimeout(timer));
+  };
 }
 
 /**
