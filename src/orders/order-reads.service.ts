@@ -83,14 +83,11 @@ export class OrderReadsService {
     { filter, sort, paging }: OrderListCriteria & { paging: OffsetPaging },
   ): Promise<{ contentJson: string; totalElements: number }> {
     const scope = this.scopeOf(caller, filter);
-    const rows = await this.orders.renderedPage(
-      filter,
-      scope,
-      sort,
-      { limit: paging.size, offset: offsetOf(paging) },
-      { total: true },
-    );
-    return { contentJson: rows.content, totalElements: rows.total ?? 0 };
+    const { content, total } = await this.orders.renderedPage(filter, scope, sort, {
+      limit: paging.size,
+      offset: offsetOf(paging),
+    });
+    return { contentJson: content, totalElements: total };
   }
 
   async listItems(

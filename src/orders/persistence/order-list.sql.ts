@@ -199,8 +199,8 @@ export function pageStatement(
 
 /**
  * An offset page in one statement, as one row: `content`, the page's orders as the text of a JSON array
- * (each order rendered by `orderText`, the text of the row `o`), and `total` as in `pageStatement`. The
- * driver reads the content as text, with nothing to parse.
+ * (each order rendered by `orderText`, the text of the row `o`), and `total`, the exact size of the list
+ * (an offset page always states it). The driver reads the content as text, with nothing to parse.
  */
 export function renderedPageStatement(
   filter: OrderFilter,
@@ -208,9 +208,8 @@ export function renderedPageStatement(
   sort: readonly SortKey[],
   window: PageWindow & { offset: number },
   orderText: string,
-  options: { total: boolean },
 ): { sql: string; values: unknown[] } {
-  const { cte, total, p } = pagePart(filter, scope, sort, window, options);
+  const { cte, total, p } = pagePart(filter, scope, sort, window, { total: true });
   const sql = `${cte}
     SELECT ${total}::text AS total,
       '[' || COALESCE((SELECT string_agg(${orderText}, ',' ORDER BY ${orderBy(sort)})

@@ -50,8 +50,8 @@ const DELIVERY_ADDRESS = `CASE WHEN o.delivery_street_name IS NOT NULL AND o.del
       object([text('streetName', 'o.delivery_street_name'), text('zipCode', 'o.delivery_zip_code')]),
     )} END`;
 
-/** The v1 Order of the row `o` as JSON text; its lines come from `items` (a table or CTE of order_items). */
-export function orderV1JsonText(items = 'order_items'): string {
+/** The v1 Order of the row `o` (with its lines from order_items) as JSON text. */
+export function orderV1JsonText(): string {
   return object([
     uuid('orderId', 'o.order_id'),
     uuid('customerId', 'o.customer_id'),
@@ -69,7 +69,7 @@ export function orderV1JsonText(items = 'order_items'): string {
     member(
       'items',
       `'[' || COALESCE((SELECT string_agg(${LINE}, ',' ORDER BY i.created_at, i.item_id)
-        FROM ${items} i WHERE i.order_id = o.order_id), '') || ']'`,
+        FROM order_items i WHERE i.order_id = o.order_id), '') || ']'`,
     ),
     text('note', 'o.note'),
     text('trackingNumber', 'o.tracking_number'),

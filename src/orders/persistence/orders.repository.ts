@@ -321,22 +321,21 @@ export class OrdersRepository {
 
   /**
    * One offset page with its orders as the v1 API renders them, as the text of a JSON array
-   * (`orderV1JsonText`), and with `total`, the exact size of the list: for the v1 list pages, which send
-   * the text as it comes.
+   * (`orderV1JsonText`), and the exact size of the list: for the v1 list pages, which send the text as it
+   * comes.
    */
   async renderedPage(
     filter: OrderFilter,
     scope: OrderScope,
     sort: readonly SortKey[],
     window: PageWindow & { offset: number },
-    options: { total: boolean } = { total: false },
-  ): Promise<{ content: string; total?: number }> {
-    const { sql, values } = renderedPageStatement(filter, scope, sort, window, ORDER_V1_TEXT, options);
-    const [row] = await this.pooled.rows<{ total: string | null; content: string }>(
+  ): Promise<{ content: string; total: number }> {
+    const { sql, values } = renderedPageStatement(filter, scope, sort, window, ORDER_V1_TEXT);
+    const [row] = await this.pooled.rows<{ total: string; content: string }>(
       scope.customerId ? CUSTOMER_RENDERED_PAGES.of(sql) : sql,
       values,
     );
-    return { content: row.content, ...(row.total !== null ? { total: Number(row.total) } : {}) };
+    return { content: row.content, total: Number(row.total) };
   }
 
   /**
