@@ -21,7 +21,8 @@ import {
   waitUntilUp,
   warmUp,
 } from './cpu-meter.mjs';
-import { beforeNodeOptions, deployedNodeOptions } from './deployed-node-options.mjs';
+import { beforeMemorySettings, deployedMemorySettings } from './deployed-memory-settings.mjs';
+import { shippedTree } from './shipped-tree.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -340,14 +341,15 @@ async function comparePages() {
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     PORT: '3112',
-    // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces them).
-    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? deployedNodeOptions(root, 'deploy/k8s/base/api.yaml'),
+    // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces its NODE_OPTIONS).
+    ...deployedMemorySettings(root, 'deploy/k8s/base/api.yaml'),
   };
   const baselineServer = startServer(root, ['bench/baseline-server.mjs'], {
     DATABASE_URL: url,
     PORT: '3111',
   });
-  const serviceServer = startServer(root, ['dist/src/main.js'], serviceEnv, profileFlags);
+  const shipped = shippedTree(root);
+  const serviceServer = startServer(shipped.dir, ['dist/src/main.js'], serviceEnv, profileFlags);
   const targets = [
     {
       name: 'baseline',
@@ -364,12 +366,12 @@ async function comparePages() {
       path: '/api/v1/orders?size=20',
     },
   ];
-  if (process.env.BENCH_BEFORE_DIST) {
-    const beforeServer = startServer(
-      root,
-      [path.join(path.resolve(process.env.BENCH_BEFORE_DIST), 'src/main.js')],
-      { ...serviceEnv, ...beforeNodeOptions(), PORT: '3113' },
-    );
+  if (shipped.beforeDist) {
+    const beforeServer = startServer(shipped.dir, [path.join(shipped.beforeDist, 'src/main.js')], {
+      ...serviceEnv,
+      ...beforeMemorySettings(),
+      PORT: '3113',
+    });
     targets.push({ ...targets[1], name: 'before', base: 'http://127.0.0.1:3113', server: beforeServer });
   }
   // BENCH_NEST_FLOOR=controller|guarded: the baseline's page behind NestJS (bench/nest-floor-server.mjs), the

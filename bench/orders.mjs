@@ -4,7 +4,8 @@
 // and the service/baseline ratios within each round (median and range). Servers run on core 0 (taskset),
 // this runner and autocannon on core 1. Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); Redis via
 // REDIS_URL. BENCH_PROFILE=1 writes a CPU profile of the service to bench/results/profiles/ (BENCH_PROFILE=before:
-// of the `before` build instead).
+// of the `before` build instead). The service runs as the image ships it (bench/shipped-tree.mjs; BENCH_SHIPPED=0:
+// from the checkout).
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,7 +22,8 @@ import {
   waitUntilUp,
   warmUp,
 } from './cpu-meter.mjs';
-import { beforeNodeOptions, deployedNodeOptions } from './deployed-node-options.mjs';
+import { beforeMemorySettings, deployedMemorySettings } from './deployed-memory-settings.mjs';
+import { shippedTree } from './shipped-tree.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -124,23 +126,24 @@ const serviceEnv = {
   LOG_LEVEL: 'warn',
   HOST: '127.0.0.1',
   PORT: '3102',
-  // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces them, to compare settings).
-  NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? deployedNodeOptions(root, 'deploy/k8s/base/api.yaml'),
+  // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces its NODE_OPTIONS).
+  ...deployedMemorySettings(root, 'deploy/k8s/base/api.yaml'),
 };
 const profiled = process.env.BENCH_PROFILE === 'before' ? 'before' : 'service';
+const shipped = shippedTree(root);
 const serviceServer = startServer(
-  root,
+  shipped.dir,
   ['dist/src/main.js'],
   serviceEnv,
   profiled === 'service' ? profileFlags : [],
 );
 // BENCH_BEFORE_DIST=<a build's dist/ directory inside this checkout>: that build runs too, as `before`, to
 // compare a change with the code before it in the same rounds.
-const beforeServer = process.env.BENCH_BEFORE_DIST
+const beforeServer = shipped.beforeDist
   ? startServer(
-      root,
-      [path.join(path.resolve(process.env.BENCH_BEFORE_DIST), 'src/main.js')],
-      { ...serviceEnv, ...beforeNodeOptions(), PORT: '3103' },
+      shipped.dir,
+      [path.join(shipped.beforeDist, 'src/main.js')],
+      { ...serviceEnv, ...beforeMemorySettings(), PORT: '3103' },
       profiled === 'before' ? profileFlags : [],
     )
   : undefined;
@@ -240,7 +243,7 @@ try {
   }
   // Idle: started, one request served, nothing else loaded yet.
   await new Promise((r) => setTimeout(r, 2000));
-  const idleRssMb = { baseline: rssMb(baselineServer.pid), service: rssMb(serviceServer.pid) };
+  const idleRssMb = Object.fromEntries(targets.map((t) => [t.name, rssMb(t.pid)]));
   // BENCH_SCENARIOS=reads (or creates) runs one of them, e.g. to profile it alone.
   const chosen = Object.entries(scenarios).filter(([key]) =>
     (process.env.BENCH_SCENARIOS ?? 'reads,creates').split(',').includes(key),
@@ -266,10 +269,13 @@ try {
     connections: CONNECTIONS,
     redis: process.env.REDIS_URL ? 'on' : 'off (in-memory counters)',
     serviceNodeOptions: serviceEnv.NODE_OPTIONS,
+    serviceMallocArenaMax: serviceEnv.MALLOC_ARENA_MAX,
+    serviceTree:
+      shipped.dir === root ? 'the checkout (BENCH_SHIPPED=0)' : 'as shipped (dependencies stripped)',
     ...results,
     rssMb: {
       idle: idleRssMb,
-      afterLoad: { baseline: rssMb(baselineServer.pid), service: rssMb(serviceServer.pid) },
+      afterLoad: Object.fromEntries(targets.map((t) => [t.name, rssMb(t.pid)])),
     },
     goals: {
       reads: 'Node CPU <= 1.6x, req/s >= 0.8x',

@@ -12,10 +12,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { deployedNodeOptions } from './deployed-node-options.mjs';
+import { deployedMemorySettings } from './deployed-memory-settings.mjs';
+import { shippedTree } from './shipped-tree.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const shipped = shippedTree(root);
 const dist = (p) => require(path.join(root, 'dist/src', p));
 const { signAccessToken } = dist('auth/token-signer.js');
 const { databaseOptions } = dist('database/database-options.js');
@@ -130,13 +132,12 @@ function env(extra) {
 /** Starts the built entry point in a role and waits for its /health. */
 async function runProcess(extra, port) {
   const entry = extra.APP_ROLE === 'worker' ? 'src/worker.js' : 'src/main.js';
-  // The memory settings of the role's Deployment; BENCH_NODE_OPTIONS replaces them, to compare settings.
+  // The memory settings of the role's Deployment; BENCH_NODE_OPTIONS replaces its NODE_OPTIONS.
   const manifest = extra.APP_ROLE === 'worker' ? 'worker.yaml' : 'api.yaml';
-  const nodeOptions =
-    process.env.BENCH_NODE_OPTIONS ?? deployedNodeOptions(root, path.join('deploy/k8s/base', manifest));
-  const child = spawn(process.execPath, [path.join(root, 'dist', entry)], {
-    cwd: root,
-    env: env({ ...extra, PORT: String(port), NODE_OPTIONS: nodeOptions }),
+  const memorySettings = deployedMemorySettings(root, path.join('deploy/k8s/base', manifest));
+  const child = spawn(process.execPath, [path.join(shipped.dir, 'dist', entry)], {
+    cwd: shipped.dir,
+    env: env({ ...extra, PORT: String(port), ...memorySettings }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; ; i += 1) {
@@ -250,7 +251,7 @@ const summary = {
     sameBytesEveryRound: new Set(rounds.map((r) => r.exportSha256)).size === 1,
   },
   worker: {
-    nodeOptions: process.env.BENCH_NODE_OPTIONS ?? deployedNodeOptions(root, 'deploy/k8s/base/worker.yaml'),
+    memorySettings: deployedMemorySettings(root, 'deploy/k8s/base/worker.yaml'),
     idleRssMb,
     peakRssMbDuringReports: Math.round(peaks.report),
     peakRssMbDuringExports: Math.round(peaks.export),

@@ -1,0 +1,143 @@
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  productionPackageDirs,
+  strippedSource,
+  stripPackage,
+  type StripReport,
+} from '../../scripts/strip-sources';
+
+// The image's build strips its production dependencies (Dockerfile); these specs hold that the stripping only
+// changes layout: the modules behave as before, licences stay, and what cannot be stripped safely is left alone.
+
+const ROOT = path.resolve(__dirname, '../..');
+
+function evaluate(source: string): Record<string, unknown> {
+  const module = { exports: {} as Record<string, unknown> };
+  // The module wrapper CommonJS gives a file; the specs' own sources only, never input from outside.
+  new Function('module', 'exports', 'require', source)(module, module.exports, require);
+  return module.exports;
+}
+
+const SAMPLE = `/*!
+ * sample 1.0.0 @license MIT
+ */
+'use strict';
+
+/**
+ * Formats an amount. A long JSDoc block, as dependencies carry them.
+ * @param {number} amount
+ */
+function format(amount) {
+  // a line comment
+  const text = \`\${amount.toFixed(2)} RUB\`; /* an inline comment */
+  return text.replace(/\\s+/g, '\\u00a0');
+}
+
+if (typeof module === 'undefined') return;
+module.exports = { format, url: 'http://example.com/*not-a-comment*/', pattern: /a\\/\\/b/.source };
+`;
+
+describe('strip-sources (the image build)', () => {
+  it('drops comments and layout, keeps licences, and the module behaves the same', () => {
+    const stripped = strippedSource(SAMPLE);
+    expect(stripped).toBeDefined();
+    expect(stripped!.length).toBeLessThan(SAMPLE.length);
+    expect(stripped).not.toContain('A long JSDoc block');
+    expect(stripped).not.toContain('a line comment');
+    expect(stripped).toContain('@license MIT');
+    expect(stripped).toMatch(/^\/\*![^]*\*\/\s*["']use strict["'];/);
+
+    const before = evaluate(SAMPLE);
+    const after = evaluate(stripped!);
+    expect(after.url).toBe('http://example.com/*not-a-comment*/');
+    expect(after.pattern).toBe(before.pattern);
+    for (const amount of [0, 1.5, 1234.567]) {
+      expect((after.format as (n: number) => string)(amount)).toBe(
+        (before.format as (n: number) => string)(amount),
+      );
+    }
+  });
+
+  it('leaves alone what does not parse or would not get smaller', () => {
+    expect(strippedSource('const a = ;')).toBeUndefined();
+    expect(strippedSource('a()')).toBeUndefined();
+  });
+
+  it('keeps a shebang', () => {
+    expect(strippedSource('#!/usr/bin/env node\n// run it\nconsole.log( 1 );\n')).toBe(
+      '#!/usr/bin/env node\nconsole.log(1);',
+    );
+  });
+
+  describe('on a package tree', () => {
+    let dir: string;
+    beforeEach(() => {
+      dir = mkdtempSync(path.join(tmpdir(), 'strip-sources-'));
+    });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('strips .js and .cjs files, not JSON, nested packages or links', () => {
+      const pkg = path.join(dir, 'node_modules', 'pkg');
+      mkdirSync(path.join(pkg, 'lib'), { recursive: true });
+      mkdirSync(path.join(pkg, 'node_modules', 'nested'), { recursive: true });
+      writeFileSync(path.join(pkg, 'index.js'), '// comment\nmodule.exports  =  1;\n');
+      writeFileSync(path.join(pkg, 'lib', 'other.cjs'), '/** doc */\nexports.a  =  2;\n');
+      writeFileSync(path.join(pkg, 'package.json'), '{ "name": "pkg" }\n');
+      writeFileSync(path.join(pkg, 'node_modules', 'nested', 'index.js'), '// nested\nmodule.exports = 3;\n');
+      writeFileSync(path.join(dir, 'outside.js'), '// outside\nmodule.exports = 4;\n');
+      symlinkSync(path.join(dir, 'outside.js'), path.join(pkg, 'link.js'));
+
+      const report: StripReport = { files: 0, stripped: 0, kept: 0, bytesBefore: 0, bytesAfter: 0 };
+      stripPackage(pkg, report);
+
+      expect(readFileSync(path.join(pkg, 'index.js'), 'utf8')).toBe('module.exports=1;');
+      expect(readFileSync(path.join(pkg, 'lib', 'other.cjs'), 'utf8')).toBe('exports.a=2;');
+      expect(readFileSync(path.join(pkg, 'package.json'), 'utf8')).toBe('{ "name": "pkg" }\n');
+      expect(readFileSync(path.join(pkg, 'node_modules', 'nested', 'index.js'), 'utf8')).toContain(
+        '// nested',
+      );
+      expect(readFileSync(path.join(dir, 'outside.js'), 'utf8')).toContain('// outside');
+      expect(report).toMatchObject({ files: 2, stripped: 2, kept: 0 });
+    });
+
+    it('a real dependency, stripped, answers as the original does', () => {
+      // semver: many files, JSDoc, regular expressions built from strings — a fair sample of what ships.
+      const copy = path.join(dir, 'node_modules', 'semver');
+      cpSync(path.join(ROOT, 'node_modules', 'semver'), copy, { recursive: true });
+      const report: StripReport = { files: 0, stripped: 0, kept: 0, bytesBefore: 0, bytesAfter: 0 };
+      stripPackage(copy, report);
+      expect(report.stripped).toBeGreaterThan(20);
+      expect(report.bytesAfter).toBeLessThan(report.bytesBefore * 0.8);
+
+      type Semver = {
+        satisfies(v: string, r: string): boolean;
+        coerce(v: string): { version: string } | null;
+      };
+      const original = createRequire(path.join(ROOT, 'package.json'))('semver') as Semver;
+      const stripped = createRequire(path.join(dir, 'package.json'))('semver') as Semver;
+      expect(createRequire(path.join(dir, 'package.json')).resolve('semver')).toContain(dir);
+      const cases: Array<[string, string]> = [
+        ['1.2.3', '^1.0.0'],
+        ['2.0.0-beta.1', '>=2.0.0-alpha <2.0.0'],
+        ['1.2.3', '~1.3.0'],
+        ['20.19.0', '>=20.19 <21 || >=22'],
+      ];
+      for (const [version, range] of cases) {
+        expect(stripped.satisfies(version, range)).toBe(original.satisfies(version, range));
+      }
+      expect(stripped.coerce('v24.9')?.version).toBe(original.coerce('v24.9')?.version);
+    });
+  });
+
+  it('names the production dependencies only', () => {
+    const dirs = productionPackageDirs(ROOT).map((dir) => path.relative(ROOT, dir));
+    expect(dirs).toContain(path.join('node_modules', 'typeorm'));
+    expect(dirs).toContain(path.join('node_modules', '@nestjs', 'core'));
+    expect(dirs).not.toContain(path.join('node_modules', 'jest'));
+    expect(dirs).not.toContain(path.join('node_modules', 'uglify-js'));
+    expect(dirs).not.toContain('');
+  });
+});
