@@ -12,9 +12,10 @@ import path from 'node:path';
  * Why: V8 keeps the source text of every loaded module in the heap (functions are compiled lazily, from the
  * source), so the JSDoc and indentation of ~2,500 loaded dependency files cost the process ~9 MB of RSS at
  * idle (docs/benchmarks.md, idle RSS on Node 24). Only the layout changes: the code is parsed and printed
- * again with no compression and no renaming, license comments stay, and a file that does not parse, or would
- * not get smaller, is left as it is. The service's own `dist/` is not touched, so its stack traces keep their
- * lines.
+ * again with no compression and no renaming, licence and copyright comments stay, and a file that does not
+ * parse, or would not get smaller, is left as it is. The service's own `dist/` is not touched, so its stack
+ * traces keep their lines; a frame inside a dependency points at line 1 and a column (the dependencies'
+ * source maps, which production does not load, no longer match).
  */
 
 interface MinifyOutput {
@@ -25,6 +26,7 @@ interface UglifyJs {
   minify(
     code: string,
     options: {
+      module: false;
       compress: false;
       mangle: false;
       parse: { bare_returns: boolean; shebang: boolean };
@@ -33,12 +35,15 @@ interface UglifyJs {
   ): MinifyOutput;
 }
 
-// Licence and "keep this" comments (`/*! … */`, `@license`, `@preserve`) stay with the code they cover.
-const KEPT_COMMENTS = /^!|@license|@preserve|@copyright/i;
+// Licence, copyright and "keep this" comments (`/*! … */`, `@license`, `@preserve`, `Copyright …`, SPDX
+// identifiers) stay with the code they cover: licences such as Apache-2.0 ask that notices travel with the source.
+const KEPT_COMMENTS = /^!|@license|@preserve|copyright|SPDX-License-Identifier/i;
 
 /** The text without comments and layout, or undefined when it should stay as it is. */
 export function strippedSource(text: string, uglify: UglifyJs = loadUglify()): string | undefined {
   const result = uglify.minify(text, {
+    // Not an ES module: a CommonJS file is parsed as written (sloppy mode included), not as strict code.
+    module: false,
     compress: false,
     mangle: false,
     // CommonJS allows `return` at the top level of a module.
@@ -61,6 +66,11 @@ export function productionPackageDirs(root: string): string[] {
   if (listing.error !== undefined || listing.stdout.trim() === '') {
     throw new Error(
       `npm ls --omit=dev listed nothing in ${root}: ${listing.error?.message ?? listing.stderr}`,
+    );
+  }
+  if (listing.status !== 0) {
+    console.warn(
+      `strip-sources: npm ls exited ${listing.status}; using its listing:\n${listing.stderr.trim()}`,
     );
   }
   const rootDir = path.resolve(root);
@@ -93,15 +103,16 @@ export function stripPackage(dir: string, report: StripReport, uglify: UglifyJs 
     } else if (stat.isFile() && /\.c?js$/.test(entry)) {
       const text = readFileSync(file, 'utf8');
       const stripped = strippedSource(text, uglify);
+      const bytes = Buffer.byteLength(text);
       report.files += 1;
-      report.bytesBefore += text.length;
+      report.bytesBefore += bytes;
       if (stripped === undefined) {
         report.kept += 1;
-        report.bytesAfter += text.length;
+        report.bytesAfter += bytes;
       } else {
         writeFileSync(file, stripped);
         report.stripped += 1;
-        report.bytesAfter += stripped.length;
+        report.bytesAfter += Buffer.byteLength(stripped);
       }
     }
   }

@@ -18,6 +18,7 @@ describe('withDeferredDateFormats', () => {
       built.push(args);
       return new Real(...args);
     } as unknown as typeof Intl.DateTimeFormat;
+    Object.defineProperty(Counting, 'supportedLocalesOf', { value: Real.supportedLocalesOf.bind(Real) });
     const intl = { DateTimeFormat: Counting };
 
     const formatter = withDeferredDateFormats(() => new intl.DateTimeFormat('en-GB', options), intl);
@@ -29,13 +30,28 @@ describe('withDeferredDateFormats', () => {
     expect(built).toEqual([['en-GB', options]]);
   });
 
-  it('forwards every member: parts, resolved options, a detached format', () => {
+  it('forwards every member: parts, ranges, resolved options, a detached format', () => {
     const formatter = withDeferredDateFormats(() => new Intl.DateTimeFormat('ru', options));
     const real = new Intl.DateTimeFormat('ru', options);
     expect(formatter.formatToParts(instant)).toEqual(real.formatToParts(instant));
+    expect(formatter.formatRange(instant, instant + 86_400_000)).toBe(
+      real.formatRange(instant, instant + 86_400_000),
+    );
     expect(formatter.resolvedOptions()).toEqual(real.resolvedOptions());
     const { format } = formatter;
     expect([instant].map(format)).toEqual([real.format(instant)]);
+    expect(formatter.format).toBe(formatter.format);
+  });
+
+  it('looks like a formatter: instanceof, `in`, the tag, the statics while it stands in', () => {
+    const { formatter, supported } = withDeferredDateFormats(() => ({
+      formatter: new Intl.DateTimeFormat('en', options),
+      supported: Intl.DateTimeFormat.supportedLocalesOf(['ru', 'en']),
+    }));
+    expect(formatter).toBeInstanceOf(Intl.DateTimeFormat);
+    expect('format' in formatter).toBe(true);
+    expect(Object.prototype.toString.call(formatter)).toBe('[object Intl.DateTimeFormat]');
+    expect(supported).toEqual(Intl.DateTimeFormat.supportedLocalesOf(['ru', 'en']));
   });
 
   it('puts the real constructor back, also when the load throws', () => {

@@ -9,18 +9,28 @@
 
 type DateTimeFormatConstructor = typeof Intl.DateTimeFormat;
 
-/** A stand-in that builds the real formatter when a member is first read, and forwards to it. */
+/**
+ * A stand-in that builds the real formatter when a member is first read, and forwards to it. What it cannot
+ * be: a receiver for `Intl.DateTimeFormat.prototype` methods called on it directly (they check their
+ * receiver); and arguments a real formatter would refuse throw on first use instead of at construction.
+ */
 function deferredFormatter(
   Real: DateTimeFormatConstructor,
   args: ConstructorParameters<DateTimeFormatConstructor>,
 ): Intl.DateTimeFormat {
   let real: Intl.DateTimeFormat | undefined;
+  const bound = new Map<PropertyKey, unknown>();
   return new Proxy({} as Intl.DateTimeFormat, {
     get(_target, key) {
       real ??= new Real(...args);
       const value: unknown = Reflect.get(real, key, real);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(real) : value;
+      if (typeof value !== 'function') return value;
+      // One bound function per member, so `f.format === f.format` as on a real formatter.
+      if (!bound.has(key)) bound.set(key, (value as (...a: unknown[]) => unknown).bind(real));
+      return bound.get(key);
     },
+    has: (_target, key) => key in Real.prototype,
+    getPrototypeOf: () => Real.prototype,
   });
 }
 
@@ -33,6 +43,9 @@ export function withDeferredDateFormats<T>(
   const Deferred = function (...args: ConstructorParameters<DateTimeFormatConstructor>) {
     return deferredFormatter(Real, args);
   } as unknown as DateTimeFormatConstructor;
+  // `instanceof` and the statics (`supportedLocalesOf`) answer as the real constructor's while it stands in.
+  Object.defineProperty(Deferred, 'prototype', { value: Real.prototype });
+  Object.defineProperty(Deferred, 'supportedLocalesOf', { value: Real.supportedLocalesOf.bind(Real) });
   intl.DateTimeFormat = Deferred;
   try {
     return load();

@@ -24,6 +24,10 @@ function evaluate(source: string): Record<string, unknown> {
 const SAMPLE = `/*!
  * sample 1.0.0 @license MIT
  */
+/*
+ * Copyright (c) 2017-2025 Someone, MIT Licensed
+ */
+// SPDX-License-Identifier: Apache-2.0
 'use strict';
 
 /**
@@ -48,7 +52,9 @@ describe('strip-sources (the image build)', () => {
     expect(stripped).not.toContain('A long JSDoc block');
     expect(stripped).not.toContain('a line comment');
     expect(stripped).toContain('@license MIT');
-    expect(stripped).toMatch(/^\/\*![^]*\*\/\s*["']use strict["'];/);
+    expect(stripped).toContain('Copyright (c) 2017-2025 Someone, MIT Licensed');
+    expect(stripped).toContain('SPDX-License-Identifier: Apache-2.0');
+    expect(stripped).toMatch(/Apache-2\.0\s*["']use strict["'];/);
 
     const before = evaluate(SAMPLE);
     const after = evaluate(stripped!);
