@@ -137,8 +137,8 @@ const serviceServer = startServer(
   serviceEnv,
   profiled === 'service' ? profileFlags : [],
 );
-// BENCH_BEFORE_DIST=<a build's dist/ directory inside this checkout>: that build runs too, as `before`, to
-// compare a change with the code before it in the same rounds.
+// BENCH_BEFORE_DIST=<a build's dist/ directory>: that build runs too, as `before`, to compare a change with
+// the code before it in the same rounds (copied beside the shipped tree, so both load the same dependencies).
 const beforeServer = shipped.beforeDist
   ? startServer(
       shipped.dir,
