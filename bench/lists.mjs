@@ -22,7 +22,6 @@ import {
   warmUp,
 } from './cpu-meter.mjs';
 import { beforeMemorySettings, deployedMemorySettings } from './deployed-memory-settings.mjs';
-import { shippedTree } from './shipped-tree.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -348,8 +347,7 @@ async function comparePages() {
     DATABASE_URL: url,
     PORT: '3111',
   });
-  const shipped = shippedTree(root);
-  const serviceServer = startServer(shipped.dir, ['dist/src/main.js'], serviceEnv, profileFlags);
+  const serviceServer = startServer(root, ['dist/src/main.js'], serviceEnv, profileFlags);
   const targets = [
     {
       name: 'baseline',
@@ -366,12 +364,13 @@ async function comparePages() {
       path: '/api/v1/orders?size=20',
     },
   ];
-  if (shipped.beforeDist) {
-    const beforeServer = startServer(shipped.dir, [path.join(shipped.beforeDist, 'src/main.js')], {
-      ...serviceEnv,
-      ...beforeMemorySettings(),
-      PORT: '3113',
-    });
+  // BENCH_BEFORE_DIST=<a build's dist/ directory inside this checkout>: that build runs too, as `before`.
+  if (process.env.BENCH_BEFORE_DIST) {
+    const beforeServer = startServer(
+      root,
+      [path.join(path.resolve(process.env.BENCH_BEFORE_DIST), 'src/main.js')],
+      { ...serviceEnv, ...beforeMemorySettings(), PORT: '3113' },
+    );
     targets.push({ ...targets[1], name: 'before', base: 'http://127.0.0.1:3113', server: beforeServer });
   }
   // BENCH_NEST_FLOOR=controller|guarded: the baseline's page behind NestJS (bench/nest-floor-server.mjs), the

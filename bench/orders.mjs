@@ -4,8 +4,7 @@
 // and the service/baseline ratios within each round (median and range). Servers run on core 0 (taskset),
 // this runner and autocannon on core 1. Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); Redis via
 // REDIS_URL. BENCH_PROFILE=1 writes a CPU profile of the service to bench/results/profiles/ (BENCH_PROFILE=before:
-// of the `before` build instead). The service runs as the image ships it (bench/shipped-tree.mjs; BENCH_SHIPPED=0:
-// from the checkout).
+// of the `before` build instead).
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,7 +22,6 @@ import {
   warmUp,
 } from './cpu-meter.mjs';
 import { beforeMemorySettings, deployedMemorySettings } from './deployed-memory-settings.mjs';
-import { shippedTree } from './shipped-tree.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -130,19 +128,18 @@ const serviceEnv = {
   ...deployedMemorySettings(root, 'deploy/k8s/base/api.yaml'),
 };
 const profiled = process.env.BENCH_PROFILE === 'before' ? 'before' : 'service';
-const shipped = shippedTree(root);
 const serviceServer = startServer(
-  shipped.dir,
+  root,
   ['dist/src/main.js'],
   serviceEnv,
   profiled === 'service' ? profileFlags : [],
 );
-// BENCH_BEFORE_DIST=<a build's dist/ directory>: that build runs too, as `before`, to compare a change with
-// the code before it in the same rounds (copied beside the shipped tree, so both load the same dependencies).
-const beforeServer = shipped.beforeDist
+// BENCH_BEFORE_DIST=<a build's dist/ directory inside this checkout, e.g. under bench/results/>: that build runs
+// too, as `before`, to compare a change with the code before it in the same rounds (on the same dependencies).
+const beforeServer = process.env.BENCH_BEFORE_DIST
   ? startServer(
-      shipped.dir,
-      [path.join(shipped.beforeDist, 'src/main.js')],
+      root,
+      [path.join(path.resolve(process.env.BENCH_BEFORE_DIST), 'src/main.js')],
       { ...serviceEnv, ...beforeMemorySettings(), PORT: '3103' },
       profiled === 'before' ? profileFlags : [],
     )
@@ -270,8 +267,6 @@ try {
     redis: process.env.REDIS_URL ? 'on' : 'off (in-memory counters)',
     serviceNodeOptions: serviceEnv.NODE_OPTIONS,
     serviceMallocArenaMax: serviceEnv.MALLOC_ARENA_MAX,
-    serviceTree:
-      shipped.dir === root ? 'the checkout (BENCH_SHIPPED=0)' : 'as shipped (dependencies stripped)',
     ...results,
     rssMb: {
       idle: idleRssMb,
