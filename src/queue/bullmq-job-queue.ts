@@ -96,10 +96,20 @@ export class BullMqJobQueue extends JobQueue {
     });
   }
 
+  /**
+   * Remembered first, then set up (waiting for Redis while it is unreachable): should setting it up fail,
+   * the next reconnect sets it up, as after Redis came back empty (`restoreSchedules`).
+   */
   async schedule(queue: string, name: string, everyMs: number): Promise<void> {
+    const id = `${queue}.${name}`;
     const schedule = { queue, name, everyMs };
-    this.schedules.set(`${queue}.${name}`, schedule);
-    await this.upsertScheduler(schedule);
+    this.schedules.set(id, schedule);
+    try {
+      await this.upsertScheduler(schedule);
+    } catch (error: unknown) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn(`schedule ${id} not set up yet (${reason}): it will be when Redis is reachable`);
+    }
   }
 
   /** One scheduler per id across all processes: upserting it again only refreshes its settings. */
