@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { UsersService } from './users.service';
+import { UsersService } from '../users.service';
 
 /**
  * Creates the caller's profile row on their first authenticated request (DECISIONS "Running it"). A

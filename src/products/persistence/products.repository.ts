@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { prepared, PooledStatements } from '../database/pooled-statements';
-import { ProductEntity, ProductStatus } from './product.entity';
+import { prepared, PooledStatements } from '../../database/pooled-statements';
+import type { Product, ProductStatus } from '../domain/product';
+import { ProductEntity } from './product.entity';
 
 export interface NewProduct {
   name: string;
@@ -46,10 +47,7 @@ export class ProductsRepository {
     private readonly pooled: PooledStatements,
   ) {}
 
-  async page(paging: {
-    limit: number;
-    offset: number;
-  }): Promise<{ products: ProductEntity[]; total: number }> {
+  async page(paging: { limit: number; offset: number }): Promise<{ products: Product[]; total: number }> {
     const [products, total] = await this.products.findAndCount({
       order: { createdAt: 'DESC', productId: 'DESC' },
       skip: paging.offset,
@@ -58,7 +56,7 @@ export class ProductsRepository {
     return { products, total };
   }
 
-  read(productId: string): Promise<ProductEntity | null> {
+  read(productId: string): Promise<Product | null> {
     return this.products.findOne({ where: { productId } });
   }
 
