@@ -34,7 +34,7 @@ const { loadConfig } = dist('config/app-config.js');
 const { CursorCodec } = dist('paging/cursor-codec.js');
 const q = dist('orders/persistence/order-list.sql.js');
 const { DEFAULT_SORT } = dist('orders/domain/order-list-criteria.js');
-const { orderJson } = dist('orders/persistence/orders.repository.js');
+const { ORDER_SQL } = dist('orders/persistence/order-json.sql.js');
 const { DataSource } = require('typeorm');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
@@ -310,10 +310,12 @@ for (const shape of process.env.BENCH_SHAPES === '0' ? [] : shapes) {
     : shape.path.includes('cursor=')
       ? { limit: 21 }
       : { limit: 20, offset: shape.offset ?? 0 };
-  // One statement per page: the orders and, for offset pages, the exact total (a scalar subquery).
-  const page = q.pageStatement(shape.filter, shape.scope, sort, window, orderJson(), {
-    total: !shape.path.includes('cursor='),
-  });
+  // One statement per page: the orders as v1 serves them and, for offset pages, the exact total (a scalar
+  // subquery).
+  const page =
+    window.offset === undefined
+      ? q.keysetPageStatement(shape.filter, shape.scope, sort, window, ORDER_SQL.body('v1'))
+      : q.offsetPageStatement(shape.filter, shape.scope, sort, window, ORDER_SQL.body('v1'));
   const plan = await explain(ds, page.sql, page.values);
   results.push({ name: shape.name, status: lat.status, ...lat, rps, plan });
   console.log(

@@ -79,7 +79,7 @@ export function violationFailure(violation: ViolationInput, args: TranslationArg
 }
 
 /**
- * The failed items behind violations on `items[i].<field>` (as `OrderLinesPricer` reports them with
+ * The failed items behind violations on `items[i].<field>` (as `OrderLinePricingService` reports them with
  * `itemFieldPrefix`): one failure per item, from its first violation, in index order. `argsOf` gives the
  * detail arguments of an item. Violations of other fields are not item failures and are left out.
  */
