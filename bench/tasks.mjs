@@ -1,4 +1,4 @@
-// npm run bench:tasks — long-running tasks at scale (issue 11): a report over 1,000,000 orders and a CSV export of
+// npm run bench:tasks — long-running tasks at scale: a report over 1,000,000 orders and a CSV export of
 // a customer with 100,000 orders, run by a separate `worker` process on BullMQ, started over HTTP through an `api`
 // process. Goals: both complete; the worker's RSS (VmRSS sampled every 50 ms from /proc, and VmHWM) stays under
 // 250 MB; the report takes at most 3× the equivalent SQL aggregate run directly, measured in the same run

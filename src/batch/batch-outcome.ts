@@ -21,7 +21,7 @@ export function failed<T = never>(index: number, failure: unknown): BatchOutcome
 
 /**
  * Runs `work` for every item, one after the other in index order, and records each outcome: a failing item
- * never stops the others (contract, Batch operations 1). Sequential on purpose: items may share one
+ * never stops the others. Sequential on purpose: items may share one
  * transaction (savepoints), and one batch request holds at most one pooled connection at a time.
  */
 export async function settleEach<I, T>(

@@ -191,7 +191,7 @@ function originOf(entry: string): string | undefined {
   return bare ? url.origin : undefined;
 }
 
-/** About nine months after the release, as DECISIONS.md suggests for the deprecated status endpoint. */
+/** About nine months after the release: the deprecated status endpoint's sunset (docs/versioning.md). */
 const DEFAULT_LEGACY_STATUS_SUNSET = '2027-08-31T00:00:00Z';
 
 export function loadConfig(

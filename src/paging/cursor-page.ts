@@ -1,4 +1,4 @@
-/** The cursor page of the contract (Pages): no totals, no page jumps; absent cursors are omitted. */
+/** A cursor page: no totals, no page jumps; absent cursors are omitted. */
 export interface CursorPage<T> {
   content: T[];
   size: number;

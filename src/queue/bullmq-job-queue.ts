@@ -150,7 +150,7 @@ export class BullMqJobQueue extends JobQueue {
   start(): void {
     if (!this.runsWorkers) return;
     for (const [queueName, registration] of this.registrations) {
-      // Workers need connections that may block (maxRetriesPerRequest: null, PITFALLS 6); BullMQ does not
+      // Workers need connections that may block (BullMQ refuses them without maxRetriesPerRequest: null); BullMQ does not
       // close a connection it was given, so they are kept to be closed here.
       const connection = new IORedis(this.redisUrl, { maxRetriesPerRequest: null });
       connection.on('error', () => undefined);

@@ -32,7 +32,7 @@ import { isPastSunset } from '../../versioning/deprecation';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** Every operation can answer these (contract, Errors 4; Limits: rate limit). */
+/** Every operation can answer these: an unexpected failure, and the rate limit. */
 const ALWAYS: readonly ErrorCode[] = ['VALIDATION_ERROR', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'];
 
 interface Endpoint {
@@ -93,7 +93,7 @@ function errorCodes(endpoint: Endpoint): ErrorCode[] {
   return [...codes];
 }
 
-/** One Problem Details response per status, its description naming the codes (contract, Errors). */
+/** One Problem Details response per status, its description naming the codes. */
 function errorResponses(codes: ErrorCode[]): Record<string, ResponseObject> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes)
@@ -140,7 +140,7 @@ function sortedResponses(responses: Record<string, ResponseObject>): Record<stri
 /**
  * Completes every `@ApiEndpoint` operation: error responses, security, the `Idempotency-Key` header, the
  * alias, roles and deprecation notes.
- * A deprecated operation whose sunset is past is left out (contract, Versioning: Deprecation 4).
+ * A deprecated operation whose sunset is past is left out (docs/versioning.md).
  */
 export function applyEndpointConventions(
   document: OpenAPIObject,
@@ -226,8 +226,8 @@ function close(schema: unknown): void {
 
 /**
  * Request bodies say what the validation pipe does: a field they do not list is 400 UNKNOWN_FIELD, at any
- * depth (DECISIONS "Errors"). Response schemas stay open: clients ignore fields they do not know
- * (contract, Versioning 4). A component used by both would have to be both, which the build refuses.
+ * depth (docs/decisions.md). Response schemas stay open: clients ignore fields they do not know
+ * (docs/versioning.md). A component used by both would have to be both, which the build refuses.
  */
 export function closeRequestBodies(document: OpenAPIObject): void {
   const requestSchemas: Schema[] = [];

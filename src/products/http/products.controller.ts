@@ -16,7 +16,7 @@ import {
 import { toProductResponse } from './product.view';
 import { ProductsService } from '../products.service';
 
-/** Catalogue reads may be cached briefly by the client (DECISIONS "Orders"). */
+/** Catalogue reads may be cached briefly by the client: products change rarely. */
 const CATALOGUE_CACHE = 'private, max-age=60';
 
 @ApiTags('Products')
