@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { toJsonOutput } from '../src/http/json-output';
+import { ORDER_FIELDS } from '../src/orders/domain/order-fields';
+import {
+  ORDER_ACTIONS,
+  ORDER_TRANSITIONS,
+  OrderTimestampField,
+} from '../src/orders/domain/order-state-machine';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient } from './support/http-client';
 import { outputFormViolations } from './support/json-output-rules';
@@ -48,7 +54,12 @@ describe('order bodies: the JSON output rules, and pages that are the bytes of t
     'cancelled_at',
     'refunded_at',
   ];
-  type Row = Partial<Record<(typeof columns)[number], string | null>>;
+  /** The time stamp of every action of the state table, those above and any added since. */
+  const actionStamps = ORDER_ACTIONS.map(
+    (action) => ORDER_FIELDS[ORDER_TRANSITIONS[action].stamp as OrderTimestampField].column,
+  );
+  for (const stamp of actionStamps) if (!columns.includes(stamp)) columns.push(stamp);
+  type Row = Partial<Record<string, string | null>>;
 
   async function insertOrder(row: Row, items: Array<{ name: string; price: string; quantity: number }>) {
     const orderId = randomUUID();
@@ -123,6 +134,7 @@ describe('order bodies: the JSON output rules, and pages that are the bytes of t
     await insertOrder(
       {
         status: 'REFUNDED',
+        ...Object.fromEntries(actionStamps.map((stamp) => [stamp, '2026-03-04 05:06:07.5+00'])),
         created_at: STAMP,
         updated_at: '2026-03-04 05:06:08.000001+00',
         confirmed_at: '0999-12-31 23:59:59.5+00',
