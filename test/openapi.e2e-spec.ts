@@ -430,7 +430,11 @@ describe('OpenAPI document', () => {
 describe('OpenAPI document in production', () => {
   let t: TestApp;
   beforeAll(async () => {
-    const env = { NODE_ENV: 'production', JWT_SECRET: 'production-secret-of-forty-characters-ok' };
+    const env = {
+      NODE_ENV: 'production',
+      JWT_SECRET: 'production-secret-of-forty-characters-ok',
+      WEBHOOK_SECRET_KEY: Buffer.alloc(32, 1).toString('base64'),
+    };
     if (process.env.REDIS_URL) {
       t = await bootTestApp(env);
       return;
