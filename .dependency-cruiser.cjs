@@ -13,7 +13,7 @@
  */
 
 /** Domain modules: the business capabilities. */
-const DOMAIN_MODULES = ['orders', 'products', 'users', 'delivery-addresses', 'tasks', 'files'];
+const DOMAIN_MODULES = ['orders', 'products', 'users', 'delivery-addresses', 'tasks', 'files', 'webhooks'];
 
 /** Cross-cutting mechanisms the domain modules build on; they never know a domain module. */
 const CROSS_CUTTING = [
@@ -21,6 +21,7 @@ const CROSS_CUTTING = [
   'batch',
   'config',
   'database',
+  'encryption',
   'health',
   'http',
   'idempotency',
