@@ -238,7 +238,8 @@ const CASES: Case[] = [
   },
   {
     rule: 'client-is-its-own-package',
-    title: 'the client importing the service and a package it does not declare (its own declared one is fine)',
+    title:
+      'the client importing the service and a package it does not declare (its own declared one is fine)',
     tree: {
       'client/package.json': JSON.stringify({ name: 'client', dependencies: { 'openapi-fetch': '0.17.0' } }),
       'client/src/index.ts': imports('./calls', '../../src/problem/error-codes', 'openapi-fetch', 'fastify'),
