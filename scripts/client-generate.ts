@@ -26,7 +26,11 @@ const HEADER =
 /** The generated files, by name under client/src/generated/. */
 export async function clientSources(document: OpenAPIObject): Promise<Record<string, string>> {
   // The two document types describe the same JSON; openapi-typescript's is its own declaration of it.
-  const types = astToString(await openapiTS(document as unknown as OpenAPI3, { silent: true }));
+  // `defaultNonNullable: false`: a field with a default is one the service fills in when a request leaves it
+  // out, so it stays optional in the request schemas too (only `required` makes a field required).
+  const types = astToString(
+    await openapiTS(document as unknown as OpenAPI3, { silent: true, defaultNonNullable: false }),
+  );
   return {
     'openapi.ts': HEADER + types,
     'operations.ts': HEADER + operationsModule(document),

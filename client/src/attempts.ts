@@ -104,6 +104,8 @@ export function retryDelay(
 export function retryAfterMs(value: string | null): number | undefined {
   if (value === null || value.trim() === '') return undefined;
   if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  // Every form of HTTP-date starts with the day's name.
+  if (!/^\s*[A-Z][a-z]{2}/.test(value)) return undefined;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
 }

@@ -862,7 +862,7 @@ export interface components {
             /** Format: int32 */
             stock: number;
             /** @default ACTIVE */
-            status: components["schemas"]["ProductStatus"];
+            status?: components["schemas"]["ProductStatus"];
         };
         PatchProductRequest: {
             name?: string;
@@ -1063,12 +1063,12 @@ export interface components {
              * Format: int32
              * @default 1
              */
-            page: number;
+            page?: number;
             /**
              * Format: int32
              * @default 20
              */
-            size: number;
+            size?: number;
         };
         CreateOrderItemDto: {
             /** Format: uuid */
@@ -1084,7 +1084,7 @@ export interface components {
         };
         CreateOrderRequest: {
             /** @default [] */
-            items: components["schemas"]["CreateOrderItemDto"][];
+            items?: components["schemas"]["CreateOrderItemDto"][];
             deliveryAddress?: components["schemas"]["DeliveryAddressDto"];
             note?: string;
             /**
@@ -1095,7 +1095,7 @@ export interface components {
         };
         ReplaceOrderRequest: {
             /** @default [] */
-            items: components["schemas"]["CreateOrderItemDto"][];
+            items?: components["schemas"]["CreateOrderItemDto"][];
             deliveryAddress?: components["schemas"]["DeliveryAddressDto"];
             note?: string;
             readonly orderId?: Record<string, never>;
