@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { OpenAPIObject, OperationObject, ParameterObject } from '@nestjs/swagger';
+import type { OpenAPIObject, OperationObject, ParameterObject, RequestBodyObject } from '@nestjs/swagger';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { HTTP_METHODS } from '../src/bootstrap/openapi/endpoint-conventions';
 import { IDEMPOTENCY_KEY_HEADER } from '../src/idempotency/idempotency.constants';
@@ -38,27 +38,37 @@ export async function clientSources(document: OpenAPIObject): Promise<Record<str
 }
 
 /**
- * What the types cannot carry into the running client: which operations take an `Idempotency-Key`
- * (`METHOD /path/template`), so the client makes one for each such call.
+ * What the types cannot carry into the running client, by operation (`METHOD /path/template`): which ones
+ * take an `Idempotency-Key`, so the client makes one for each such call, and which take their JSON body as
+ * another media type than `application/json` (merge patches), so the client sends that type.
  */
 function operationsModule(document: OpenAPIObject): string {
   const keyed: string[] = [];
+  const mediaTypes: Array<[string, string]> = [];
   for (const [route, item] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
       const operation: OperationObject | undefined = item[method];
-      const parameters = (operation?.parameters ?? []) as ParameterObject[];
-      if (parameters.some((p) => p.in === 'header' && p.name === IDEMPOTENCY_KEY_HEADER)) {
-        keyed.push(`${method.toUpperCase()} ${route}`);
-      }
+      if (!operation) continue;
+      const name = `${method.toUpperCase()} ${route}`;
+      const parameters = (operation.parameters ?? []) as ParameterObject[];
+      if (parameters.some((p) => p.in === 'header' && p.name === IDEMPOTENCY_KEY_HEADER)) keyed.push(name);
+      const body = Object.keys((operation.requestBody as RequestBodyObject | undefined)?.content ?? {});
+      if (body.length === 1 && /^application\/.+\+json$/.test(body[0])) mediaTypes.push([name, body[0]]);
     }
   }
-  return (
-    '/** The operations that take an `Idempotency-Key` header, as `METHOD /path/template`. */\n' +
-    'export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([\n' +
-    keyed
+  const lines = (entries: string[]) =>
+    entries
       .sort()
-      .map((operation) => `  ${JSON.stringify(operation)},\n`)
-      .join('') +
+      .map((entry) => `  ${entry},\n`)
+      .join('');
+  return (
+    '/** The operations that take an `Idempotency-Key` header. */\n' +
+    'export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([\n' +
+    lines(keyed.map((name) => JSON.stringify(name))) +
+    ']);\n\n' +
+    '/** The operations whose JSON body is of another media type than `application/json`. */\n' +
+    'export const JSON_BODY_MEDIA_TYPES: ReadonlyMap<string, string> = new Map([\n' +
+    lines(mediaTypes.map((entry) => JSON.stringify(entry))) +
     ']);\n'
   );
 }

@@ -3,7 +3,7 @@ import type { HttpMethod, MediaType, PathsWithMethod, RequiredKeysOf } from 'ope
 import { attemptingFetch, type RetryOptions, type TokenSource } from './attempts.js';
 import { cursorItems } from './cursor-pages.js';
 import type { components, operations, paths } from './generated/openapi.js';
-import { IDEMPOTENT_OPERATIONS } from './generated/operations.js';
+import { IDEMPOTENT_OPERATIONS, JSON_BODY_MEDIA_TYPES } from './generated/operations.js';
 import { isProblem, ProblemError, UnexpectedResponseError } from './problem-error.js';
 
 export interface ClientOptions {
@@ -90,6 +90,7 @@ export interface OrderServiceClient {
  * answering `{ data, response }` or `{ error, response }` with `error` a `ProblemError`; it also
  * - sends the token (`Authorization: Bearer …`) and `Accept-Language`,
  * - gives every call that takes an `Idempotency-Key` a new one unless the call names its own,
+ * - sends a JSON body as the media type its operation takes (a merge patch as `application/merge-patch+json`),
  * - retries what is safe to retry (see `RetryOptions`) with the same key, and limits each attempt in time.
  * A call rejects only when no answer came (network, timeout, abort) or the answer is not the service's
  * (`UnexpectedResponseError`).
@@ -141,15 +142,20 @@ export function createOrderServiceClient(options: ClientOptions): OrderServiceCl
   return self;
 }
 
-/** Per call, before its attempts: the `Idempotency-Key` of a call that takes one, and the language. */
+/**
+ * Per call, before its attempts: the `Idempotency-Key` of a call that takes one, the media type of a JSON
+ * body the operation takes as another type (`application/merge-patch+json`), and the language.
+ */
 function callHeaders(language: string | undefined): Middleware {
   return {
     onRequest({ request, schemaPath }) {
-      if (
-        IDEMPOTENT_OPERATIONS.has(`${request.method} ${schemaPath}`) &&
-        !request.headers.has('Idempotency-Key')
-      ) {
+      const operation = `${request.method} ${schemaPath}`;
+      if (IDEMPOTENT_OPERATIONS.has(operation) && !request.headers.has('Idempotency-Key')) {
         request.headers.set('Idempotency-Key', crypto.randomUUID());
+      }
+      const mediaType = JSON_BODY_MEDIA_TYPES.get(operation);
+      if (mediaType && request.headers.get('Content-Type') === 'application/json') {
+        request.headers.set('Content-Type', mediaType);
       }
       if (language && !request.headers.has('Accept-Language'))
         request.headers.set('Accept-Language', language);

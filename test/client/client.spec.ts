@@ -111,7 +111,7 @@ describe('createOrderServiceClient', () => {
       expect(server.received.map((r) => r.headers['idempotency-key'])).toEqual([key, undefined, undefined]);
     });
 
-    it("If-Match from an earlier read's ETag", async () => {
+    it("If-Match from an earlier read's ETag, and the body's media type of the operation", async () => {
       const etag = `"${ORDER_ID}.v3"`;
       const client = await clientOf(() => ok(order, { etag }));
       const read = await readOrder(client);
@@ -119,7 +119,11 @@ describe('createOrderServiceClient', () => {
         params: { path: { orderId: ORDER_ID }, header: { ...ifMatch(read) } },
         body: { note: 'ring twice' },
       });
-      expect(server.received[1].headers['if-match']).toBe(etag);
+      expect(server.received[1].headers).toMatchObject({
+        'if-match': etag,
+        // The operation takes a merge patch.
+        'content-type': 'application/merge-patch+json',
+      });
       await server.close();
 
       const untagged = await clientOf(() => ok());
