@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { OpenAPIObject, OperationObject, ParameterObject, RequestBodyObject } from '@nestjs/swagger';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
+import * as ts from 'typescript';
 import { HTTP_METHODS } from '../src/bootstrap/openapi/endpoint-conventions';
 import { IDEMPOTENCY_KEY_HEADER } from '../src/idempotency/idempotency.constants';
 import { CLIENT_DOCUMENT_AS_OF, clientDocument } from './client-document';
@@ -28,8 +29,14 @@ export async function clientSources(document: OpenAPIObject): Promise<Record<str
   // The two document types describe the same JSON; openapi-typescript's is its own declaration of it.
   // `defaultNonNullable: false`: a field with a default is one the service fills in when a request leaves it
   // out, so it stays optional in the request schemas too (only `required` makes a field required).
+  // A file (`format: binary`: an upload's part, a download) is a Blob, as fetch and FormData take and give it.
   const types = astToString(
-    await openapiTS(document as unknown as OpenAPI3, { silent: true, defaultNonNullable: false }),
+    await openapiTS(document as unknown as OpenAPI3, {
+      silent: true,
+      defaultNonNullable: false,
+      transform: (schema) =>
+        schema.format === 'binary' ? ts.factory.createTypeReferenceNode('Blob') : undefined,
+    }),
   );
   return {
     'openapi.ts': HEADER + types,

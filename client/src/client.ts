@@ -1,4 +1,9 @@
-import createClient, { type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
+import createClient, {
+  defaultBodySerializer,
+  type FetchResponse,
+  type MaybeOptionalInit,
+  type Middleware,
+} from 'openapi-fetch';
 import type { HttpMethod, MediaType, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import { attemptingFetch, type RetryOptions, type TokenSource } from './attempts.js';
 import { cursorItems } from './cursor-pages.js';
@@ -98,6 +103,7 @@ export interface OrderServiceClient {
 export function createOrderServiceClient(options: ClientOptions): OrderServiceClient {
   const client = createClient<ClientPaths>({
     baseUrl: options.baseUrl,
+    bodySerializer: serializeBody,
     fetch: attemptingFetch({
       fetch: options.fetch ?? ((request) => globalThis.fetch(request)),
       token: options.token,
@@ -162,6 +168,25 @@ function callHeaders(language: string | undefined): Middleware {
       return request;
     },
   };
+}
+
+/**
+ * A body with a file in it (a `Blob`, or a `File` with its name) is a `multipart/form-data` form, as the upload
+ * operations take it: fetch sets its type and boundary. Any other body is JSON.
+ */
+function serializeBody(body: unknown): string | FormData {
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    !Object.values(body).some((value) => value instanceof Blob)
+  ) {
+    return defaultBodySerializer(body);
+  }
+  const form = new FormData();
+  for (const [name, value] of Object.entries(body)) {
+    if (value !== undefined) form.append(name, value instanceof Blob ? value : String(value));
+  }
+  return form;
 }
 
 /** A failed answer becomes a `ProblemError`, or rejects the call when it is not the service's. */

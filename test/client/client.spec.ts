@@ -111,6 +111,20 @@ describe('createOrderServiceClient', () => {
       expect(server.received.map((r) => r.headers['idempotency-key'])).toEqual([key, undefined, undefined]);
     });
 
+    it('a body with a file as multipart/form-data, with the file name', async () => {
+      const client = await clientOf(() => ({ status: 201, body: { attachmentId: ORDER_ID } }));
+      const file = new File([new Uint8Array([1, 2, 3])], 'invoice.pdf', { type: 'application/pdf' });
+      const { response } = await client.POST('/api/v1/orders/{orderId}/attachments', {
+        params: { path: { orderId: ORDER_ID } },
+        body: { file, description: 'the invoice' },
+      });
+      expect(response.status).toBe(201);
+      const [received] = server.received;
+      expect(received.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+      expect(received.body).toContain('name="description"\r\n\r\nthe invoice');
+      expect(received.body).toContain('name="file"; filename="invoice.pdf"\r\nContent-Type: application/pdf');
+    });
+
     it("If-Match from an earlier read's ETag, and the body's media type of the operation", async () => {
       const etag = `"${ORDER_ID}.v3"`;
       const client = await clientOf(() => ok(order, { etag }));

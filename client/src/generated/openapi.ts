@@ -10019,8 +10019,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/csv": string;
-                    "application/json": string;
+                    "text/csv": Blob;
+                    "application/json": Blob;
                 };
             };
             /** @description Bad Request: VALIDATION_ERROR. */
@@ -10332,7 +10332,7 @@ export interface operations {
                      * Format: binary
                      * @description The file: application/pdf, image/png, image/jpeg, at most 10 MiB. The type is checked from the content.
                      */
-                    file: string;
+                    file: Blob;
                     /** @description What the file is. */
                     description?: string;
                 };
@@ -10566,9 +10566,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/pdf": string;
-                    "image/png": string;
-                    "image/jpeg": string;
+                    "application/pdf": Blob;
+                    "image/png": Blob;
+                    "image/jpeg": Blob;
                 };
             };
             /** @description Bad Request: VALIDATION_ERROR. */
@@ -10905,8 +10905,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/png": string;
-                    "image/jpeg": string;
+                    "image/png": Blob;
+                    "image/jpeg": Blob;
                 };
             };
             /** @description Bad Request: VALIDATION_ERROR. */
@@ -11044,7 +11044,7 @@ export interface operations {
                      * Format: binary
                      * @description The picture: image/png, image/jpeg, at most 10 MiB. The type is checked from the content.
                      */
-                    file: string;
+                    file: Blob;
                 };
             };
         };
@@ -11382,8 +11382,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "image/png": string;
-                    "image/jpeg": string;
+                    "image/png": Blob;
+                    "image/jpeg": Blob;
                 };
             };
             /** @description Bad Request: VALIDATION_ERROR. */
