@@ -1530,7 +1530,7 @@ export interface components {
          * @description Upper-cased name of the violated constraint, or the domain code a field failed with.
          * @enum {string}
          */
-        ViolationCode: "REQUIRED" | "INVALID_FORMAT" | "INVALID_TYPE" | "INVALID_VALUE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "MIN_ITEMS" | "MAX_ITEMS" | "UNKNOWN_FIELD" | "READ_ONLY" | "INVALID_JSON" | "MAX_DEPTH" | "INVALID_MULTIPART" | "INVALID_RANGE" | "MAX_RANGE" | "INVALID_CURSOR" | "INVALID_QUERY" | "INVALID_QUANTITY" | "PRODUCT_NOT_FOUND" | "PRODUCT_DISCONTINUED" | "PRODUCT_OUT_OF_STOCK" | "INSUFFICIENT_STOCK" | "DEFAULT_ADDRESS_REQUIRED";
+        ViolationCode: "REQUIRED" | "INVALID_FORMAT" | "INVALID_TYPE" | "INVALID_VALUE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "MIN_ITEMS" | "MAX_ITEMS" | "UNKNOWN_FIELD" | "READ_ONLY" | "INVALID_JSON" | "MAX_DEPTH" | "INVALID_MULTIPART" | "INVALID_RANGE" | "MAX_RANGE" | "INVALID_CURSOR" | "INVALID_QUERY" | "INVALID_QUANTITY" | "PRODUCT_NOT_FOUND" | "PRODUCT_DISCONTINUED" | "PRODUCT_OUT_OF_STOCK" | "INSUFFICIENT_STOCK" | "DEFAULT_ADDRESS_REQUIRED" | "URL_NOT_ALLOWED";
         Violation: {
             /**
              * @description Dotted path of the invalid field, array elements with an index (`items[0].quantity`); empty when the problem concerns the whole request. The name of an unknown field is cut after 300 characters.
