@@ -2,7 +2,8 @@
  * Dependency rules of the Order Service, checked by dependency-cruiser (`npm run lint:deps`, part of `npm run lint`).
  * Every rule is proven by a planted violation in test/architecture/dependency-rules.spec.ts.
  *
- * Paths are relative to the working directory (the repository root), e.g. `src/orders/orders.service.ts`.
+ * Paths are relative to the working directory (the repository root), e.g. `src/orders/orders.service.ts`. The
+ * client package's sources (client/src/) are cruised too, under their own rules.
  *
  * Target architecture:
  * - domain modules: src/<module>/ for the names in DOMAIN_MODULES;
@@ -13,7 +14,7 @@
  */
 
 /** Domain modules: the business capabilities. */
-const DOMAIN_MODULES = ['orders', 'products', 'users', 'delivery-addresses', 'tasks', 'files'];
+const DOMAIN_MODULES = ['orders', 'products', 'users', 'delivery-addresses', 'tasks', 'files', 'webhooks'];
 
 /** Cross-cutting mechanisms the domain modules build on; they never know a domain module. */
 const CROSS_CUTTING = [
@@ -21,6 +22,7 @@ const CROSS_CUTTING = [
   'batch',
   'config',
   'database',
+  'encryption',
   'health',
   'http',
   'idempotency',
@@ -159,6 +161,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: '\\.spec\\.ts$' },
       to: { dependencyTypes: ['npm-dev'], pathNot: 'node_modules/@types/' },
+    },
+    {
+      name: 'client-is-its-own-package',
+      comment:
+        'The client (client/) is a package of its own: it imports its own files and the packages its package.json ' +
+        'declares, never the service, its tests or scripts.',
+      severity: 'error',
+      from: { path: '^client/src/' },
+      to: { pathNot: '^client/src/', dependencyTypesNot: ['npm', 'core'] },
+    },
+    {
+      name: 'client-runs-in-browsers',
+      comment: 'The client runs in browsers as well as on Node: it imports no Node core module.',
+      severity: 'error',
+      from: { path: '^client/src/' },
+      to: { dependencyTypes: ['core'] },
     },
     {
       name: 'not-to-unresolvable',

@@ -7,6 +7,9 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
+      'client/dist/**',
+      // Generated from the OpenAPI document (npm run client:generate); a test keeps it current.
+      'client/src/generated/**',
       'bench/results/**',
       'node_modules/**',
       '.data/**',

@@ -1,5 +1,17 @@
 /** Unit specs sit beside the code; e2e specs under test/ boot the real app on real PostgreSQL/Redis. */
-const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] };
+const transform = {
+  // The client package's sources are ES modules: they run as CommonJS here like the rest.
+  '^.+/client/src/.+\\.ts$': '<rootDir>/test/support/client-sources-transform.cjs',
+  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+};
+/**
+ * Tests use the client package (client/) from its sources, compiled like the rest: the package name leads
+ * to its entry, and its ES-module imports name the compiled `.js` files of sibling `.ts` sources.
+ */
+const moduleNameMapper = {
+  '^@order-service/client$': '<rootDir>/client/src/index.ts',
+  '^(\\.{1,2}/.*)\\.js$': '$1',
+};
 
 module.exports = {
   projects: [
@@ -7,8 +19,10 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       transform,
+      moduleNameMapper,
       testMatch: [
         '<rootDir>/src/**/*.spec.ts',
+        '<rootDir>/test/client/**/*.spec.ts',
         '<rootDir>/migrations/**/*.spec.ts',
         '<rootDir>/test/architecture/**/*.spec.ts',
         '<rootDir>/test/deploy/**/*.spec.ts',
@@ -20,6 +34,7 @@ module.exports = {
       displayName: 'e2e',
       testEnvironment: 'node',
       transform,
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.mjs',
       globalTeardown: '<rootDir>/test/support/global-teardown.mjs',

@@ -41,6 +41,8 @@ const PORT = Number(process.env.BENCH_PORT ?? 3103);
 const DATABASE = process.env.BENCH_DB_NAME ?? 'order_service_bench_batch';
 const BASE = `http://127.0.0.1:${PORT}`;
 const SECRET = 'bench-secret-bench-secret-bench-secret-42';
+/** Production mode needs a webhook secret key; nothing here stores a webhook secret. */
+const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
 const CUSTOMER = '00000000-0000-4000-9000-00000000b001';
 const productId = (n) => `00000000-0000-4000-8000-${(1 + (n % PRODUCTS)).toString(16).padStart(12, '0')}`;
 
@@ -76,6 +78,7 @@ function startServer(databaseUrl) {
       DATABASE_URL: databaseUrl,
       NODE_ENV: production ? 'production' : 'development',
       JWT_SECRET: SECRET,
+      WEBHOOK_SECRET_KEY,
       RATE_LIMIT_LIMIT: '1000000',
       MIGRATIONS_RUN: 'false',
       LOG_LEVEL: 'warn',

@@ -45,6 +45,8 @@ if (!SERVER_URL) {
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const SECRET = 'bench-secret-bench-secret-bench-secret-42';
+/** Production mode needs a webhook secret key; nothing here stores a webhook secret. */
+const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
 const CUSTOMER = '00000000-0000-4000-9000-00000000ffff';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const profileFlags = process.env.BENCH_PROFILE
@@ -170,6 +172,7 @@ const config = loadConfig({
   ...process.env,
   DATABASE_URL: url,
   JWT_SECRET: SECRET,
+  WEBHOOK_SECRET_KEY,
   RATE_LIMIT_LIMIT: '1000000',
   MIGRATIONS_RUN: 'false',
   // Requests still in flight when autocannon stops fail at app.close(); they are not part of the figures.
@@ -337,6 +340,7 @@ async function comparePages() {
     DATABASE_URL: url,
     NODE_ENV: 'production',
     JWT_SECRET: SECRET,
+    WEBHOOK_SECRET_KEY,
     RATE_LIMIT_LIMIT: '1000000',
     MIGRATIONS_RUN: 'false',
     LOG_LEVEL: 'warn',

@@ -41,6 +41,8 @@ const CREATES = Number(process.env.BENCH_CREATES ?? 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const ORDERS = 100_000;
 const SECRET = 'bench-secret-bench-secret-bench-secret-42';
+/** Production mode needs a webhook secret key; nothing here stores a webhook secret. */
+const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
 const uuid = (prefix, n) => `00000000-0000-4000-${prefix}-${n.toString(16).padStart(12, '0')}`;
 
 async function prepareDatabase() {
@@ -119,6 +121,7 @@ const serviceEnv = {
   // (the cost of the shared rate limit alone, compared with a run with Redis), with the docs routes loaded.
   NODE_ENV: process.env.REDIS_URL ? 'production' : 'development',
   JWT_SECRET: SECRET,
+  WEBHOOK_SECRET_KEY,
   RATE_LIMIT_LIMIT: '1000000',
   MIGRATIONS_RUN: 'false',
   LOG_LEVEL: 'warn',

@@ -32,6 +32,8 @@ const WARMUP = 1_000;
 const CONNECTIONS = 8;
 const PORT = 3121;
 const SECRET = 'bench-secret-bench-secret-bench-secret-42';
+/** Production mode needs a webhook secret key; nothing here stores a webhook secret. */
+const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
 const ADMIN = '00000000-0000-4000-9000-00000000aaaa';
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 const pinned = (() => {
@@ -90,6 +92,7 @@ async function startService(databaseUrl, otlpEndpoint, extraEnv = {}) {
     NODE_ENV: 'production',
     DATABASE_URL: databaseUrl,
     JWT_SECRET: SECRET,
+    WEBHOOK_SECRET_KEY,
     PORT: String(PORT),
     HOST: '127.0.0.1',
     RATE_LIMIT_LIMIT: '1000000',

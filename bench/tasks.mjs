@@ -32,6 +32,8 @@ const ORDERS = 1_000_000;
 const EXPORT_ORDERS = 100_000;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECRET = 'bench-secret-bench-secret-bench-secret-42';
+/** Production mode needs a webhook secret key; nothing here stores a webhook secret. */
+const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
 const API_PORT = 3111;
 const WORKER_PORT = 3112;
 const BASE = `http://127.0.0.1:${API_PORT}`;
@@ -118,6 +120,7 @@ function env(extra) {
     ...process.env,
     NODE_ENV: 'production',
     JWT_SECRET: SECRET,
+    WEBHOOK_SECRET_KEY,
     REDIS_URL,
     REDIS_KEY_PREFIX: 'order-service-bench-tasks',
     RATE_LIMIT_LIMIT: '1000000',

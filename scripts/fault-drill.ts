@@ -45,6 +45,8 @@ const PAUSE_MS = 30;
 const REPORT_EVERY_MS = 2_000;
 const TASK_DEADLINE_MS = 80_000;
 const SECRET = 'fault-drill-secret-fault-drill-secret-42';
+/** Production mode needs a webhook secret key; nothing here stores a webhook secret. */
+const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
 const ADMIN = '00000000-0000-4000-8000-00000000d000';
 const root = path.resolve(__dirname, '..', '..');
 
@@ -275,6 +277,7 @@ class Service {
       REDIS_URL: redisUrl,
       REDIS_KEY_PREFIX: 'drill',
       JWT_SECRET: SECRET,
+      WEBHOOK_SECRET_KEY,
       RATE_LIMIT_LIMIT: '1000000',
       LOG_LEVEL: 'warn',
       QUEUE_STALLED_JOB_SECONDS: '10',

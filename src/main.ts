@@ -21,8 +21,6 @@ async function bootstrap(): Promise<void> {
   await app.listen({ port: config.http.port, host: config.http.host });
   const logger = new Logger('Main');
   logger.log(`listening on http://${config.http.host}:${config.http.port} (role ${config.app.role})`);
-  if (config.auth.devSecret)
-    logger.warn('JWT_SECRET is not set: using the development key (never in production)');
 }
 
 bootstrap().catch((error: unknown) => {

@@ -790,8 +790,11 @@ describe('files: order attachments and avatars', () => {
         [415, 'UNSUPPORTED_FILE_TYPE'],
       ] as const) {
         expect(response(upload, status).description).toContain(code);
-        expect(response(upload, status).content?.['application/problem+json'].schema).toEqual({
-          $ref: '#/components/schemas/Problem',
+        expect(response(upload, status).content?.['application/problem+json'].schema).toMatchObject({
+          allOf: [
+            { $ref: '#/components/schemas/Problem' },
+            { properties: { code: { $ref: '#/components/schemas/UploadOrderAttachmentErrorCode' } } },
+          ],
         });
       }
       const avatar = multipart(op('/api/v1/users/me/avatar', 'post'));

@@ -11,8 +11,9 @@ import { createHttpApp } from '../src/bootstrap/http-app';
 import { loadConfig } from '../src/config/app-config';
 import { AppLogger, createPinoLogger } from '../src/logging/app-logger';
 import { generateOpenApiDocument } from '../src/bootstrap/openapi/offline-document';
+import { declaredEndpoints, operationErrorCodeName } from '../src/bootstrap/openapi/endpoint-conventions';
 import { buildOpenApiDocument } from '../src/bootstrap/openapi/openapi-document';
-import { ERROR_CODE_NAMES, ERROR_CODES, VIOLATION_CODES } from '../src/problem/error-codes';
+import { ERROR_CODE_NAMES, ERROR_CODES, type ErrorCode, VIOLATION_CODES } from '../src/problem/error-codes';
 import { spectralLintDocument } from './spectral/lint';
 import { expectProblem } from './support/problem';
 import { OpenApiProbeModule, PAST_SUNSET, PROBE_KINDS, PROBE_PATH } from './support/probes/openapi.probe';
@@ -28,6 +29,14 @@ function operation(document: OpenAPIObject, path: string, method: 'get' | 'post'
 }
 
 const response = (op: OperationObject, status: number) => op.responses[String(status)] as ResponseObject;
+
+/** The enum of codes an operation's problem responses declare (the same for all of them). */
+function operationCodes(document: OpenAPIObject, op: OperationObject): ErrorCode[] {
+  const problem = response(op, 500).content?.['application/problem+json'].schema as { allOf: SchemaObject[] };
+  const ref = (problem.allOf[1].properties?.code as { $ref: string }).$ref;
+  return (document.components?.schemas?.[ref.replace('#/components/schemas/', '')] as SchemaObject)
+    .enum as ErrorCode[];
+}
 const headerParameters = (op: OperationObject) =>
   ((op.parameters ?? []) as ParameterObject[]).filter((p) => p.in === 'header');
 
@@ -202,10 +211,22 @@ describe('OpenAPI document', () => {
         '409',
         '429',
         '500',
+        '503',
       ]);
-      for (const status of [400, 401, 403, 404, 409, 429, 500]) {
+      for (const status of [400, 401, 403, 404, 409, 429, 500, 503]) {
         expect(response(op, status).content).toEqual({
-          'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
+          'application/problem+json': {
+            schema: {
+              allOf: [
+                { $ref: '#/components/schemas/Problem' },
+                {
+                  type: 'object',
+                  required: ['code'],
+                  properties: { code: { $ref: '#/components/schemas/ConfirmProbeErrorCode' } },
+                },
+              ],
+            },
+          },
         });
       }
       expect(response(op, 400).description).toContain('VALIDATION_ERROR');
@@ -216,6 +237,114 @@ describe('OpenAPI document', () => {
       expect(response(op, 409).description).toContain('INVALID_ORDER_STATE');
       expect(response(op, 409).description).toContain('CONCURRENT_MODIFICATION');
       expect(response(op, 500).description).toContain('INTERNAL_ERROR');
+      expect(response(op, 503).description).toContain('SERVICE_UNAVAILABLE');
+    });
+
+    it("declares the operation's codes as its own enum: its errors, and those its declarations imply", () => {
+      const schemas = document.components?.schemas as Record<string, SchemaObject>;
+      const codesOf = (operationId: string) => schemas[operationErrorCodeName(operationId)];
+      const always = ['VALIDATION_ERROR', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+      // Each in the registry's order; `expect.arrayContaining` would let an extra code through.
+      const expected: Record<string, string[]> = {
+        // @Public(), no body: only what every operation answers.
+        getProbes: always,
+        // @Idempotent() and a JSON body.
+        createProbe: [
+          ...always,
+          'UNAUTHORIZED',
+          'IDEMPOTENCY_KEY_REUSED',
+          'IDEMPOTENCY_KEY_IN_PROGRESS',
+          'PAYLOAD_TOO_LARGE',
+          'UNSUPPORTED_MEDIA_TYPE',
+        ],
+        getProbe: [...always, 'UNAUTHORIZED', 'ORDER_NOT_FOUND'],
+        // @Roles() and conditional: 'write'.
+        confirmProbe: [
+          ...always,
+          'UNAUTHORIZED',
+          'ACCESS_DENIED',
+          'ORDER_NOT_FOUND',
+          'INVALID_ORDER_STATE',
+          'CONCURRENT_MODIFICATION',
+        ],
+        // A multipart body.
+        uploadProbeAttachment: [
+          ...always,
+          'UNAUTHORIZED',
+          'ORDER_NOT_FOUND',
+          'FILE_TOO_LARGE',
+          'UNSUPPORTED_FILE_TYPE',
+          'PAYLOAD_TOO_LARGE',
+          'UNSUPPORTED_MEDIA_TYPE',
+        ],
+        // Deprecated: 410 once its sunset has passed.
+        getProbeStatusLegacy: [...always, 'UNAUTHORIZED', 'ENDPOINT_REMOVED'],
+      };
+      for (const [operationId, codes] of Object.entries(expected)) {
+        const ordered = ERROR_CODE_NAMES.filter((code) => codes.includes(code));
+        expect({ operationId, enum: codesOf(operationId)?.enum }).toEqual({ operationId, enum: ordered });
+        expect(codesOf(operationId)).toMatchObject({ type: 'string' });
+      }
+    });
+
+    it('lists every code of an operation in the response of its status, and only there', () => {
+      const schemas = document.components?.schemas as Record<string, SchemaObject>;
+      for (const [path, item] of Object.entries(document.paths)) {
+        for (const method of ['get', 'put', 'post', 'patch', 'delete'] as const) {
+          const op = item[method];
+          if (!op) continue;
+          const errors = Object.entries(op.responses as Record<string, ResponseObject>).filter(([status]) =>
+            /^[45]/.test(status),
+          );
+          const refs = errors.map(
+            ([, r]) =>
+              (r.content?.['application/problem+json'].schema as { allOf: SchemaObject[] }).allOf[1]
+                .properties?.code as { $ref: string },
+          );
+          // One enum per operation, shared by its error responses.
+          expect(new Set(refs.map((ref) => ref.$ref)).size).toBe(1);
+          const codes = schemas[refs[0].$ref.replace('#/components/schemas/', '')].enum as ErrorCode[];
+          const where = `${method.toUpperCase()} ${path}`;
+          for (const [status, r] of errors) {
+            const named = (r.description ?? '')
+              .replace(/^[^:]*: /, '')
+              .replace(/\.$/, '')
+              .split(', ');
+            expect({ where, status, named }).toEqual({
+              where,
+              status,
+              named: codes.filter((code) => String(ERROR_CODES[code]) === status),
+            });
+          }
+          expect({ where, statuses: errors.map(([status]) => status) }).toEqual({
+            where,
+            statuses: [...new Set(codes.map((code) => String(ERROR_CODES[code])))].sort(),
+          });
+        }
+      }
+    });
+
+    it('every operation of the application declares what every operation answers, and its errors', () => {
+      const schemas = document.components?.schemas as Record<string, SchemaObject>;
+      const declared = declaredEndpoints(t.app);
+      expect(declared.size).toBeGreaterThan(40);
+      for (const [operationId, endpoint] of declared) {
+        const codes = schemas[operationErrorCodeName(operationId)]?.enum;
+        if (operationId === 'getProbeHistoryLegacy') {
+          expect(codes).toBeUndefined(); // past its sunset: gone, with its enum
+          continue;
+        }
+        expect({ operationId, codes }).toEqual({
+          operationId,
+          codes: expect.arrayContaining([
+            'VALIDATION_ERROR',
+            'RATE_LIMIT_EXCEEDED',
+            'INTERNAL_ERROR',
+            'SERVICE_UNAVAILABLE',
+            ...(endpoint.options.errors ?? []),
+          ]),
+        });
+      }
     });
 
     it('declares 429 with Retry-After and the RateLimit-* headers, and RateLimit-* on success', () => {
@@ -328,7 +457,13 @@ describe('OpenAPI document', () => {
      * Each error path the probe can provoke: the body is Problem Details whose code is in the document's
      * ErrorCode enum, with the status that enum documents for it, and localized detail.
      */
-    const cases: Array<{ name: string; code: string; request: () => InjectOptions }> = [
+    const cases: Array<{
+      name: string;
+      code: string;
+      /** The operation that answers, when the request reaches one: its enum must hold the code. */
+      answeredBy?: [path: string, method: 'get' | 'post'];
+      request: () => InjectOptions;
+    }> = [
       {
         name: 'unknown route',
         code: 'RESOURCE_NOT_FOUND',
@@ -339,15 +474,22 @@ describe('OpenAPI document', () => {
         code: 'METHOD_NOT_ALLOWED',
         request: () => ({ method: 'DELETE', url: PROBE_PATH }),
       },
-      { name: 'no token', code: 'UNAUTHORIZED', request: () => ({ method: 'GET', url: `${PROBE_PATH}/p1` }) },
+      {
+        name: 'no token',
+        code: 'UNAUTHORIZED',
+        answeredBy: [`${PROBE_PATH}/{probeId}`, 'get'],
+        request: () => ({ method: 'GET', url: `${PROBE_PATH}/p1` }),
+      },
       {
         name: 'unknown order',
         code: 'ORDER_NOT_FOUND',
+        answeredBy: [`${PROBE_PATH}/{probeId}`, 'get'],
         request: () => ({ method: 'GET', url: `${PROBE_PATH}/p1`, headers: { authorization: customer } }),
       },
       {
         name: 'role missing',
         code: 'ACCESS_DENIED',
+        answeredBy: [`${PROBE_PATH}/{probeId}/confirm`, 'post'],
         request: () => ({
           method: 'POST',
           url: `${PROBE_PATH}/p1/confirm`,
@@ -357,6 +499,7 @@ describe('OpenAPI document', () => {
       {
         name: 'state conflict',
         code: 'INVALID_ORDER_STATE',
+        answeredBy: [`${PROBE_PATH}/{probeId}/confirm`, 'post'],
         request: () => ({
           method: 'POST',
           url: `${PROBE_PATH}/p1/confirm`,
@@ -366,6 +509,7 @@ describe('OpenAPI document', () => {
       {
         name: 'malformed JSON',
         code: 'VALIDATION_ERROR',
+        answeredBy: [PROBE_PATH, 'post'],
         request: () => ({
           method: 'POST',
           url: PROBE_PATH,
@@ -376,6 +520,7 @@ describe('OpenAPI document', () => {
       {
         name: 'invalid field',
         code: 'VALIDATION_ERROR',
+        answeredBy: [PROBE_PATH, 'post'],
         request: () => ({
           method: 'POST',
           url: PROBE_PATH,
@@ -390,6 +535,7 @@ describe('OpenAPI document', () => {
       {
         name: 'unsupported media type',
         code: 'UNSUPPORTED_MEDIA_TYPE',
+        answeredBy: [PROBE_PATH, 'post'],
         request: () => ({
           method: 'POST',
           url: PROBE_PATH,
@@ -400,6 +546,7 @@ describe('OpenAPI document', () => {
       {
         name: 'body too large',
         code: 'PAYLOAD_TOO_LARGE',
+        answeredBy: [PROBE_PATH, 'post'],
         request: () => ({
           method: 'POST',
           url: PROBE_PATH,
@@ -409,8 +556,9 @@ describe('OpenAPI document', () => {
       },
     ];
 
-    it.each(cases)('$name: $code', async ({ request, code }) => {
+    it.each(cases)('$name: $code', async ({ request, code, answeredBy }) => {
       const enumCodes = (document.components?.schemas?.ErrorCode as SchemaObject).enum;
+      if (answeredBy) expect(operationCodes(document, operation(document, ...answeredBy))).toContain(code);
       const replies = await Promise.all(
         (['ru', 'en'] as const).map((lang) => {
           const options = request();
@@ -430,7 +578,11 @@ describe('OpenAPI document', () => {
 describe('OpenAPI document in production', () => {
   let t: TestApp;
   beforeAll(async () => {
-    const env = { NODE_ENV: 'production', JWT_SECRET: 'production-secret-of-forty-characters-ok' };
+    const env = {
+      NODE_ENV: 'production',
+      JWT_SECRET: 'production-secret-of-forty-characters-ok',
+      WEBHOOK_SECRET_KEY: Buffer.alloc(32, 1).toString('base64'),
+    };
     if (process.env.REDIS_URL) {
       t = await bootTestApp(env);
       return;

@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { AppConfig, ConfigError, loadConfig } from '../config/app-config';
+import { AppConfig, ConfigError, loadConfig, startupWarnings } from '../config/app-config';
 import { EmbeddedDatabase, startEmbeddedPostgres } from '../database/embedded-postgres';
 import { exitWithError, useProcessLogger } from '../logging/app-logger';
 
 /**
- * Loads the configuration or stops the process with one line naming the bad setting. From here on every
- * line the process writes is one JSON object, at the configured level.
+ * Loads the configuration or stops the process with one line naming the bad setting, and logs the warnings
+ * the settings call for. From here on every line the process writes is one JSON object, at the configured level.
  */
 export function loadConfigOrExit(): AppConfig {
   useProcessLogger();
@@ -17,6 +17,8 @@ export function loadConfigOrExit(): AppConfig {
     throw error;
   }
   useProcessLogger(config.app.logLevel);
+  const logger = new Logger('Config');
+  for (const warning of startupWarnings(config)) logger.warn(warning);
   return config;
 }
 

@@ -1,4 +1,6 @@
+import { hkdfSync } from 'node:crypto';
 import * as fs from 'node:fs';
+import { isIPv4, isIPv6 } from 'node:net';
 import * as path from 'node:path';
 
 /**
@@ -50,6 +52,21 @@ export interface AppConfig {
   idempotency: { ttlSeconds: number };
   cursor: { secret: string };
   telemetry: TelemetrySettings;
+  /** Events (the outbox, the feed) and their webhook deliveries are deleted after `retentionDays`. */
+  events: { retentionDays: number };
+  webhooks: WebhookSettings;
+}
+
+/** Webhook deliveries: where they may go, when they are tried again, the key of the stored secrets. */
+export interface WebhookSettings {
+  /** `http` and every address allowed as a destination (development, tests). */
+  allowPrivateUrls: boolean;
+  /** CIDRs (`10.0.0.0/8`, `fd00::/8`) a webhook may target although they are not globally reachable. */
+  allowedNetworks: string[];
+  /** Waits before attempts 2, 3, … in milliseconds. */
+  retryScheduleMs: number[];
+  /** AES-256 key (32 bytes) of the stored webhook secrets. */
+  secretKey: Buffer;
 }
 
 /** OpenTelemetry traces (src/telemetry): exported over OTLP/HTTP when an endpoint is set, else off. */
@@ -191,6 +208,85 @@ function originOf(entry: string): string | undefined {
   return bare ? url.origin : undefined;
 }
 
+/** Waits before webhook attempts 2, 3, … (eight attempts in all). */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,30s,2m,10m,1h,6h,24h';
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * `WEBHOOK_RETRY_SCHEDULE`: comma-separated waits, each a number with `ms`, `s`, `m` or `h` (`5s`, `1.5h`), in
+ * milliseconds. The waits must add up to less than `EVENT_RETENTION_DAYS`: a delivery's last attempt comes
+ * while it and its event are still kept.
+ */
+function webhookRetrySchedule(env: Env, retentionDays: number): number[] {
+  const raw = str(env, 'WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE;
+  const waits = raw.split(',').map((entry) => {
+    const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(entry.trim());
+    if (!match) {
+      throw new ConfigError(
+        'WEBHOOK_RETRY_SCHEDULE',
+        `must be comma-separated waits, each a number with ms, s, m or h (such as ${DEFAULT_WEBHOOK_RETRY_SCHEDULE}); ` +
+          `"${entry.trim()}" is not one`,
+      );
+    }
+    return Math.round(Number(match[1]) * DURATION_UNITS_MS[match[2]]);
+  });
+  if (waits.reduce((sum, wait) => sum + wait, 0) >= retentionDays * 86_400_000) {
+    throw new ConfigError(
+      'WEBHOOK_RETRY_SCHEDULE',
+      `must add up to less than EVENT_RETENTION_DAYS (${retentionDays} days): deliveries are deleted after that`,
+    );
+  }
+  return waits;
+}
+
+/**
+ * `WEBHOOK_ALLOWED_NETWORKS`: comma-separated CIDRs, IPv4 or IPv6 (`10.0.0.0/8`, `fd00::/8`; a bare address is
+ * that one address). A typo stops the start: it would otherwise refuse the receivers it was meant to allow.
+ */
+function webhookAllowedNetworks(env: Env): string[] {
+  const raw = str(env, 'WEBHOOK_ALLOWED_NETWORKS');
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const [address, prefix, extra] = entry.split('/');
+      const bits = isIPv4(address) ? 32 : isIPv6(address) && !address.includes('%') ? 128 : 0;
+      const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+      if (bits === 0 || !prefixOk || extra !== undefined) {
+        throw new ConfigError(
+          'WEBHOOK_ALLOWED_NETWORKS',
+          `must be comma-separated CIDRs such as 10.0.0.0/8 or fd00::/8; "${entry}" is not one`,
+        );
+      }
+      return entry;
+    });
+}
+
+/**
+ * `WEBHOOK_SECRET_KEY`: 32 bytes in base64 (`openssl rand -base64 32`), required in production. Elsewhere it
+ * defaults to a key derived from the JWT key (HKDF), so local runs need no setting; changing that key then
+ * makes the stored webhook secrets unreadable, which only a development database can afford.
+ */
+function webhookSecretKey(env: Env, production: boolean, jwtSecret: string): Buffer {
+  const raw = str(env, 'WEBHOOK_SECRET_KEY');
+  if (raw === undefined) {
+    if (production) {
+      throw new ConfigError(
+        'WEBHOOK_SECRET_KEY',
+        'is required when NODE_ENV=production (32 random bytes in base64: openssl rand -base64 32)',
+      );
+    }
+    return Buffer.from(hkdfSync('sha256', jwtSecret, '', 'order-service webhook secret key', 32));
+  }
+  // The message never shows the value: it is a key.
+  if (!/^[A-Za-z0-9+/]{43}=$/.test(raw)) {
+    throw new ConfigError('WEBHOOK_SECRET_KEY', 'must be 32 bytes in base64 (openssl rand -base64 32)');
+  }
+  return Buffer.from(raw, 'base64');
+}
+
 /** About nine months after the release: the deprecated status endpoint's sunset (docs/versioning.md). */
 const DEFAULT_LEGACY_STATUS_SUNSET = '2027-08-31T00:00:00Z';
 
@@ -234,6 +330,7 @@ export function loadConfig(
   }
 
   const secret = jwtSecret ?? DEV_JWT_SECRET;
+  const eventRetentionDays = int(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650);
   return {
     app: {
       name: pkg.name,
@@ -280,7 +377,28 @@ export function loadConfig(
     idempotency: { ttlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 7 * 86_400) },
     cursor: { secret: str(env, 'CURSOR_SECRET') ?? secret },
     telemetry: telemetrySettings(env),
+    events: { retentionDays: eventRetentionDays },
+    webhooks: {
+      allowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
+      allowedNetworks: webhookAllowedNetworks(env),
+      retryScheduleMs: webhookRetrySchedule(env, eventRetentionDays),
+      secretKey: webhookSecretKey(env, production, secret),
+    },
   };
+}
+
+/** What an operator should hear at start about the settings: risky ones that are allowed, but not silently. */
+export function startupWarnings(config: AppConfig): string[] {
+  const warnings: string[] = [];
+  if (config.auth.devSecret)
+    warnings.push('JWT_SECRET is not set: using the development key (never in production)');
+  if (config.webhooks.allowPrivateUrls && config.app.production) {
+    warnings.push(
+      'WEBHOOK_ALLOW_PRIVATE_URLS=true in production: webhooks may target http and private addresses, ' +
+        'this network included',
+    );
+  }
+  return warnings;
 }
 
 function readPackage(): { name: string; version: string } {

@@ -16,18 +16,30 @@ export function safeError(error: unknown): Record<string, unknown> {
   return record;
 }
 
+/**
+ * Fields whose values never reach a log: secrets shown once to their owner (webhook signing secrets) and keys.
+ * Under these names, at the top of a logged object or up to two levels inside it, a value is written as
+ * `[redacted]`.
+ */
+export const SECRET_FIELDS = ['secret', 'secrets', 'secretKey', 'signingKey', 'jwtSecret'] as const;
+const SECRET_PATHS = SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]);
+
 /** JSON logs (pino), one object per line, with the trace id of the current request or job on every line. */
-export function createPinoLogger(level: string): Logger {
-  return pino({
-    level,
-    base: { service: 'order-service' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    serializers: { err: safeError },
-    mixin() {
-      const trace = currentTrace();
-      return trace ? { traceId: trace.traceId, spanId: trace.spanId } : {};
+export function createPinoLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'order-service' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      serializers: { err: safeError },
+      redact: { paths: SECRET_PATHS, censor: '[redacted]' },
+      mixin() {
+        const trace = currentTrace();
+        return trace ? { traceId: trace.traceId, spanId: trace.spanId } : {};
+      },
     },
-  });
+    destination,
+  );
 }
 
 /** Nest's logger interface over pino, so framework and application logs share one format. */

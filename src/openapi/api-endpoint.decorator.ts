@@ -34,7 +34,10 @@ export interface ApiEndpointOptions {
   description?: string;
   /**
    * Codes this operation answers besides those every operation can (VALIDATION_ERROR, RATE_LIMIT_EXCEEDED,
-   * INTERNAL_ERROR, and UNAUTHORIZED unless `@Public()`; ACCESS_DENIED is added by `@Roles()`).
+   * INTERNAL_ERROR, SERVICE_UNAVAILABLE) and those its declarations imply: UNAUTHORIZED unless `@Public()`,
+   * ACCESS_DENIED from `@Roles()`, the IDEMPOTENCY_KEY_* pair from `@Idempotent()`, CONCURRENT_MODIFICATION
+   * from `conditional: 'write'`, PAYLOAD_TOO_LARGE and UNSUPPORTED_MEDIA_TYPE from a request body,
+   * ENDPOINT_REMOVED from `deprecated`. The document lists them all as the operation's enum of codes.
    */
   errors?: readonly ErrorCode[];
   /** The JSON body of the success response: a model class, or `[Model]` for an array. Omit for no body. */
@@ -67,7 +70,7 @@ export const API_ENDPOINT = 'openapi:endpoint';
  * Declares one business operation the way every operation is declared: operationId, summary, the success
  * response with its `RateLimit-*` headers, and request headers. When the document is built, each
  * operation also gets one Problem Details response per status it can answer (listing the codes; 429 with
- * its four headers), its security from `@Public()` / `@Roles()` and the `Idempotency-Key` header from
+ * its four headers) whose `code` is the operation's own enum of codes (`<OperationId>ErrorCode`), its security from `@Public()` / `@Roles()` and the `Idempotency-Key` header from
  * `@Idempotent()`. Use it on every business endpoint instead of ApiOperation/ApiResponse; tag the
  * controller with one plural capitalized tag (`@ApiTags('Orders')`). Enums in DTOs are named components:
  * `@ApiProperty({ enum: ORDER_STATUSES, enumName: 'OrderStatus' })`.

@@ -82,6 +82,7 @@ export const VIOLATION_CODES = [
   'PRODUCT_OUT_OF_STOCK',
   'INSUFFICIENT_STOCK',
   'DEFAULT_ADDRESS_REQUIRED',
+  'URL_NOT_ALLOWED',
 ] as const;
 export type ViolationCode = (typeof VIOLATION_CODES)[number];
 

@@ -1,12 +1,14 @@
 /**
- * Cruises `src/` of each given directory with a dependency-cruiser config, in ONE process, the way
- * `depcruise src --config <config>` run inside that directory does (same config loader, tsconfig relative to the
+ * Cruises `src/` (and `client/src/`, where there is one) of each given directory with a dependency-cruiser
+ * config, in ONE process, the way `npm run lint:deps` (`depcruise src client/src --config <config>`) run inside
+ * that directory does (same config loader, tsconfig relative to the
  * directory, paths relative to it). dependency-cruiser 17 is ESM-only and its CLI takes ~1.5 s to start, so the
  * CommonJS jest spec (dependency-rules.spec.ts) runs this script once for all planted trees.
  *
  * Usage: node test/architecture/cruise.mjs <config> <dir>...
  * Prints JSON: { rules: string[], results: { [dir]: { modules: string[], violations: [...] } } }
  */
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { cruise } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
@@ -28,7 +30,8 @@ for (const directory of directories) {
   rules = (options.ruleSet.forbidden ?? []).map((rule) => rule.name);
   const tsConfigFile = options.tsConfig?.fileName;
   const tsConfig = tsConfigFile ? extractTSConfig(tsConfigFile) : undefined;
-  const { output } = await cruise(['src'], { ...options, outputType: 'json' }, {}, { tsConfig });
+  const roots = ['src', 'client/src'].filter((root) => existsSync(root));
+  const { output } = await cruise(roots, { ...options, outputType: 'json' }, {}, { tsConfig });
   const result = typeof output === 'string' ? JSON.parse(output) : output;
   results[directory] = {
     modules: result.modules.map((module) => module.source),

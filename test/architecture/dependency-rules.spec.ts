@@ -237,6 +237,31 @@ const CASES: Case[] = [
     expected: [['not-to-dev-dependencies', 'src/orders/orders.module.ts', 'npm:@nestjs/testing']],
   },
   {
+    rule: 'client-is-its-own-package',
+    title:
+      'the client importing the service and a package it does not declare (its own declared one is fine)',
+    tree: {
+      'client/package.json': JSON.stringify({ name: 'client', dependencies: { 'openapi-fetch': '0.17.0' } }),
+      'client/src/index.ts': imports('./calls', '../../src/problem/error-codes', 'openapi-fetch', 'fastify'),
+      'client/src/calls.ts': leaf,
+      'src/problem/error-codes.ts': leaf,
+    },
+    expected: [
+      ['client-is-its-own-package', 'client/src/index.ts', 'src/problem/error-codes.ts'],
+      ['client-is-its-own-package', 'client/src/index.ts', 'npm:fastify'],
+    ],
+  },
+  {
+    rule: 'client-runs-in-browsers',
+    title: 'the client importing a Node core module',
+    tree: {
+      'client/package.json': JSON.stringify({ name: 'client' }),
+      'client/src/index.ts': imports('node:crypto', './calls'),
+      'client/src/calls.ts': leaf,
+    },
+    expected: [['client-runs-in-browsers', 'client/src/index.ts', 'crypto']],
+  },
+  {
     rule: 'not-to-unresolvable',
     title: 'imports of a missing file and of a package that is not installed',
     tree: {
@@ -279,10 +304,10 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
     CASES.forEach((testCase, index) => {
       const directory = caseDirectory(index);
       const files: Tree = {
-        // The planted tree resolves like the repository: same compiler options, only its own src/.
+        // The planted tree resolves like the repository: same compiler options, only its own sources.
         'tsconfig.json': JSON.stringify({
           extends: path.relative(directory, path.join(ROOT, 'tsconfig.json')).split(path.sep).join('/'),
-          include: ['src'],
+          include: ['src', 'client/src'],
         }),
         ...testCase.tree,
       };
@@ -321,6 +346,8 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
         'not-to-test',
         'not-to-dev-dependencies',
         'not-to-unresolvable',
+        'client-is-its-own-package',
+        'client-runs-in-browsers',
       ]),
     );
   });
@@ -333,12 +360,13 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
     },
   );
 
-  it('the real src/ keeps every rule', () => {
+  it('the real src/ and client/src/ keep every rule', () => {
     const { modules, violations } = output.results[ROOT];
     expect(modules).toEqual(
       expect.arrayContaining(['src/main.ts', 'src/bootstrap/app.module.ts', 'src/worker.ts']),
     );
     expect(modules.filter((source) => source.startsWith('src/')).length).toBeGreaterThan(100);
+    expect(modules).toEqual(expect.arrayContaining(['client/src/index.ts', 'client/src/client.ts']));
     expect(violations).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ModuleImports } from '../../src/bootstrap/app.module';
 import { createHttpApp } from '../../src/bootstrap/http-app';
@@ -24,4 +25,11 @@ export async function bootTestApp(
   const app = await createHttpApp(config, { extraImports });
   await app.getHttpAdapter().getInstance().ready();
   return { app, config, close: () => app.close() };
+}
+
+/** Opens the booted app on a free port of 127.0.0.1, for tests that call it over HTTP; its base URL. */
+export async function listenOnFreePort(t: TestApp): Promise<string> {
+  await t.app.listen(0, '127.0.0.1');
+  const { port } = t.app.getHttpServer().address() as AddressInfo;
+  return `http://127.0.0.1:${port}`;
 }

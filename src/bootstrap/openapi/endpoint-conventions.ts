@@ -16,7 +16,7 @@ import {
   IDEMPOTENT_METADATA,
   type IdempotentOptions,
 } from '../../idempotency/idempotency.constants';
-import { ErrorCode, ERROR_CODES, STATUS_TITLES } from '../../problem/error-codes';
+import { ErrorCode, ERROR_CODE_NAMES, ERROR_CODES, STATUS_TITLES } from '../../problem/error-codes';
 import { PROBLEM_CONTENT_TYPE } from '../../problem/problem';
 import { API_ENDPOINT, ApiEndpointOptions } from '../../openapi/api-endpoint.decorator';
 import {
@@ -32,10 +32,22 @@ import { isPastSunset } from '../../versioning/deprecation';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-/** Every operation can answer these: an unexpected failure, and the rate limit. */
-const ALWAYS: readonly ErrorCode[] = ['VALIDATION_ERROR', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR'];
+/**
+ * Every operation can answer these: an unexpected failure, the rate limit, and 503 while PostgreSQL, Redis
+ * or the token keys cannot be reached. What the HTTP parser refuses before a request reaches any operation
+ * (BAD_REQUEST, URI_TOO_LONG, HEADERS_TOO_LARGE, REQUEST_TIMEOUT) and unknown routes and methods are in
+ * `ErrorCode` only.
+ */
+const ALWAYS: readonly ErrorCode[] = [
+  'VALIDATION_ERROR',
+  'RATE_LIMIT_EXCEEDED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
+/** What the body parser answers for a request body it does not take (type or size). */
+const BODY_ERRORS: readonly ErrorCode[] = ['PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'];
 
-interface Endpoint {
+export interface Endpoint {
   options: ApiEndpointOptions;
   public: boolean;
   roles?: readonly string[];
@@ -44,11 +56,11 @@ interface Endpoint {
 }
 
 /**
- * The `@ApiEndpoint` handlers of the application with what `@Public()`, `@Roles()` and `@Idempotent()`
+ * The `@ApiEndpoint` handlers of the application, by operationId, with what `@Public()`, `@Roles()` and `@Idempotent()`
  * say about them; read here rather than repeated in ApiEndpoint, so the document cannot disagree with the
  * guard and the interceptor that enforce them.
  */
-function endpoints(app: INestApplication): Map<string, Endpoint> {
+export function declaredEndpoints(app: INestApplication): Map<string, Endpoint> {
   const reflector = new Reflector();
   const scanner = new MetadataScanner();
   const found = new Map<string, Endpoint>();
@@ -80,7 +92,11 @@ function endpoints(app: INestApplication): Map<string, Endpoint> {
   return found;
 }
 
-function errorCodes(endpoint: Endpoint): ErrorCode[] {
+/**
+ * The codes an operation can answer: its own (`errors`), what every operation answers, and what its
+ * declarations imply. In the registry's order, so the document does not change with the declarations' order.
+ */
+function errorCodes(endpoint: Endpoint, operation: OperationObject): ErrorCode[] {
   const { options } = endpoint;
   const codes = new Set<ErrorCode>([...ALWAYS, ...(options.errors ?? [])]);
   if (!endpoint.public) codes.add('UNAUTHORIZED');
@@ -90,21 +106,46 @@ function errorCodes(endpoint: Endpoint): ErrorCode[] {
     codes.add('IDEMPOTENCY_KEY_IN_PROGRESS');
   }
   if (options.conditional === 'write') codes.add('CONCURRENT_MODIFICATION');
-  return [...codes];
+  if (operation.requestBody) for (const code of BODY_ERRORS) codes.add(code);
+  if (options.deprecated) codes.add('ENDPOINT_REMOVED');
+  return ERROR_CODE_NAMES.filter((code) => codes.has(code));
 }
 
-/** One Problem Details response per status, its description naming the codes. */
-function errorResponses(codes: ErrorCode[]): Record<string, ResponseObject> {
+/** Name of the enum component of an operation's codes: `createOrder` → `CreateOrderErrorCode`. */
+export function operationErrorCodeName(operationId: string): string {
+  return `${operationId.charAt(0).toUpperCase()}${operationId.slice(1)}ErrorCode`;
+}
+
+/** The enum of the codes one operation can answer (a subset of `ErrorCode`), so clients can type them. */
+function operationErrorCodeSchema(operationId: string, codes: readonly ErrorCode[]): SchemaObject {
+  return {
+    type: 'string',
+    enum: [...codes],
+    description: `The codes \`${operationId}\` can answer; its error responses say which status each has.`,
+  };
+}
+
+/**
+ * One Problem Details response per status, its description naming the codes; the body is a Problem whose
+ * `code` is the operation's own enum (`enumName`), not every code of the service.
+ */
+function errorResponses(codes: readonly ErrorCode[], enumName: string): Record<string, ResponseObject> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes)
     byStatus.set(ERROR_CODES[code], [...(byStatus.get(ERROR_CODES[code]) ?? []), code]);
+  const schema: SchemaObject = {
+    allOf: [
+      schemaRef(SCHEMA.problem),
+      { type: 'object', required: ['code'], properties: { code: schemaRef(enumName) } },
+    ],
+  };
   return Object.fromEntries(
     [...byStatus.entries()].map(([status, statusCodes]) => [
       String(status),
       {
         description: `${STATUS_TITLES[status] ?? 'Error'}: ${statusCodes.join(', ')}.`,
         headers: status === 429 ? TOO_MANY_REQUESTS_HEADERS : ERROR_RATE_LIMIT_HEADERS,
-        content: { [PROBLEM_CONTENT_TYPE]: { schema: schemaRef(SCHEMA.problem) } },
+        content: { [PROBLEM_CONTENT_TYPE]: { schema } },
       },
     ]),
   );
@@ -138,8 +179,8 @@ function sortedResponses(responses: Record<string, ResponseObject>): Record<stri
 }
 
 /**
- * Completes every `@ApiEndpoint` operation: error responses, security, the `Idempotency-Key` header, the
- * alias, roles and deprecation notes.
+ * Completes every `@ApiEndpoint` operation: error responses (with the enum of its codes, added to the
+ * components), security, the `Idempotency-Key` header, the alias, roles and deprecation notes.
  * A deprecated operation whose sunset is past is left out (docs/versioning.md).
  */
 export function applyEndpointConventions(
@@ -148,7 +189,9 @@ export function applyEndpointConventions(
   config: AppConfig,
   now: Date,
 ): void {
-  const declared = endpoints(app);
+  const declared = declaredEndpoints(app);
+  document.components = { ...document.components, schemas: { ...document.components?.schemas } };
+  const schemas = document.components.schemas as Record<string, SchemaObject>;
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
       const operation: OperationObject | undefined = item[method];
@@ -160,10 +203,13 @@ export function applyEndpointConventions(
         continue;
       }
       const sunset = deprecation?.sunset(config);
+      const codes = errorCodes(endpoint, operation);
+      const enumName = operationErrorCodeName(operation.operationId as string);
+      schemas[enumName] = operationErrorCodeSchema(operation.operationId as string, codes);
       operation.responses = withCorsHeaders(
         sortedResponses({
           ...(operation.responses as Record<string, ResponseObject>),
-          ...errorResponses(errorCodes(endpoint)),
+          ...errorResponses(codes, enumName),
         }),
       );
       if (endpoint.idempotent) {
@@ -268,7 +314,7 @@ function isEnum(document: OpenAPIObject, name: string): boolean {
  */
 export function nextSunset(app: INestApplication, config: AppConfig, now: Date): Date | undefined {
   let next: Date | undefined;
-  for (const { options } of endpoints(app).values()) {
+  for (const { options } of declaredEndpoints(app).values()) {
     if (!options.deprecated || isPastSunset(options.deprecated, config, now)) continue;
     const sunset = options.deprecated.sunset(config);
     if (!next || sunset.getTime() < next.getTime()) next = sunset;

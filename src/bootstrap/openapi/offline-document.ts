@@ -11,11 +11,12 @@ import { buildOpenApiDocument } from './openapi-document';
  * The document of the HTTP application without starting it: Nest's preview mode resolves the module graph
  * and reads the controllers' metadata but instantiates no provider, so no database, Redis or queue is
  * touched (`npm run openapi` works anywhere). Routing mirrors createHttpApp; a test checks that this
- * document equals the one the running app serves.
+ * document equals the one the running app serves. `now` (default: the present) decides which deprecated
+ * operations are past their sunset.
  */
 export async function generateOpenApiDocument(
   config: AppConfig,
-  options: { extraImports?: ModuleImports; logger?: LoggerService | LogLevel[] } = {},
+  options: { extraImports?: ModuleImports; logger?: LoggerService | LogLevel[]; now?: Date } = {},
 ): Promise<OpenAPIObject> {
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forHttp(config, options.extraImports),
@@ -25,7 +26,7 @@ export async function generateOpenApiDocument(
   );
   try {
     applyApiRouting(app);
-    return buildOpenApiDocument(app, config);
+    return buildOpenApiDocument(app, config, options.now);
   } finally {
     await app.close();
   }

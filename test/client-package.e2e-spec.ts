@@ -1,0 +1,168 @@
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { runtimeImports } from './client/runtime-imports';
+import { bootTestApp, listenOnFreePort, TestApp } from './support/test-app';
+import { bearer } from './support/tokens';
+
+const ROOT = path.resolve(__dirname, '..');
+const CLIENT = path.join(ROOT, 'client');
+/** The consumer's own TypeScript: the repository's, used as a project that installed the package would. */
+const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const run = promisify(execFile);
+
+/** A client application's code: right, it compiles and runs against the service. */
+const RIGHT = `import { createOrderServiceClient } from '@order-service/client';
+
+export async function run(baseUrl: string, token: string): Promise<Record<string, unknown>> {
+  const client = createOrderServiceClient({ baseUrl, token, language: 'en' });
+  const product = await client.POST('/api/v1/products', { body: { name: 'Packaged kettle', price: 10, stock: 5 } });
+  if (product.error) throw product.error;
+  const created = await client.POST('/api/v1/orders', {
+    body: { items: [{ productId: product.data.productId, quantity: 2 }] },
+  });
+  if (created.error) throw created.error;
+  const path = { orderId: created.data.orderId };
+  const confirmed = await client.POST('/api/v1/orders/{orderId}/confirm', { params: { path } });
+  const again = await client.POST('/api/v1/orders/{orderId}/confirm', { params: { path } });
+  let problem = 'none';
+  if (again.error) {
+    switch (again.error.code) {
+      case 'INVALID_ORDER_STATE':
+        problem = again.error.code;
+        break;
+      default:
+        problem = 'another: ' + again.error.code;
+    }
+  }
+  let listed = false;
+  for await (const order of client.orders.all({ status: ['CONFIRMED'] })) {
+    if (order.orderId === created.data.orderId) listed = true;
+  }
+  return { status: confirmed.data?.status, total: created.data.totalAmount, problem, listed };
+}
+`;
+
+/** The same with a field misused: a quantity given as text. */
+const WRONG = RIGHT.replace('quantity: 2', "quantity: '2'");
+
+/**
+ * @order-service/client as a client application gets it: \`npm pack\`, installed from the tarball into a project
+ * of its own (Node's and the DOM's types only as a browser project has them), compiled by that project's
+ * TypeScript, and run against the service.
+ */
+describe('the @order-service/client package', () => {
+  let t: TestApp;
+  let project: string;
+  let tarball: string;
+  let packed: string[];
+
+  beforeAll(async () => {
+    project = fs.mkdtempSync(path.join(os.tmpdir(), 'client-package-'));
+    // `prepack` builds the package; the lifecycle's own lines come before the JSON.
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', project], { cwd: CLIENT });
+    const [result] = JSON.parse(stdout.slice(stdout.indexOf('\n[') + 1)) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
+    tarball = path.join(project, result.filename);
+    packed = result.files.map((file) => file.path);
+
+    const files: Record<string, string> = {
+      'package.json': JSON.stringify({ name: 'a-client-application', private: true, type: 'module' }),
+      'tsconfig.json': JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'ES2022',
+          lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+          types: [],
+          strict: true,
+          outDir: 'out',
+        },
+        files: ['right.ts'],
+      }),
+      'tsconfig.wrong.json': JSON.stringify({
+        extends: './tsconfig.json',
+        compilerOptions: { noEmit: true },
+        files: ['wrong.ts'],
+      }),
+      'right.ts': RIGHT,
+      'wrong.ts': WRONG,
+      'main.mjs':
+        "const { run } = await import('./out/right.js');\n" +
+        'console.log(JSON.stringify(await run(process.argv[2], process.argv[3])));\n',
+    };
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(project, name), text);
+    // The package's dependencies come from npm's cache when it has them (the root install filled it).
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: project });
+
+    t = await bootTestApp();
+  });
+  afterAll(async () => {
+    await t?.close();
+    if (project) fs.rmSync(project, { recursive: true, force: true });
+  });
+
+  it('npm pack gives ES modules with type declarations, and the README; no tests', () => {
+    expect(packed).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/generated/openapi.d.ts',
+        'dist/webhooks.js',
+      ]),
+    );
+    expect(packed.filter((file) => !/^(dist|src)\/|^package\.json$|^README\.md$/.test(file))).toEqual([]);
+    const manifest = JSON.parse(
+      fs.readFileSync(path.join(project, 'node_modules', '@order-service', 'client', 'package.json'), 'utf8'),
+    ) as { type: string; exports: Record<string, unknown> };
+    expect(manifest).toMatchObject({
+      type: 'module',
+      exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } },
+    });
+  });
+
+  it('loads no Node module on the way a browser bundler resolves it', () => {
+    const entry = path.join(project, 'node_modules', '@order-service', 'client', 'dist', 'index.js');
+    const imports = runtimeImports(entry, project);
+    expect(imports.nodeModules).toEqual([]);
+    expect(imports.unresolved).toEqual([]);
+    // It did follow the dependencies, down to the webhook library's own.
+    expect(imports.files).toEqual(
+      expect.arrayContaining([
+        'node_modules/openapi-fetch/dist/index.mjs',
+        'node_modules/standardwebhooks/dist/index.js',
+        'node_modules/fast-sha256/sha256.js',
+      ]),
+    );
+  });
+
+  it('a misused field does not compile', async () => {
+    const compiled = await run(process.execPath, [TSC, '-p', 'tsconfig.wrong.json'], { cwd: project }).then(
+      () => ({ code: 0, stdout: '' }),
+      (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+    );
+    expect(compiled.code).not.toBe(0);
+    expect(compiled.stdout).toMatch(
+      /wrong\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/,
+    );
+  });
+
+  it('the right code compiles and runs against the service', async () => {
+    await run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: project });
+    const baseUrl = await listenOnFreePort(t);
+    const token = (await bearer(t.config, ['ADMIN'])).replace(/^Bearer /, '');
+    const { stdout } = await run(process.execPath, ['main.mjs', baseUrl, token], { cwd: project });
+    expect(JSON.parse(stdout)).toEqual({
+      status: 'CONFIRMED',
+      total: 20,
+      problem: 'INVALID_ORDER_STATE',
+      listed: true,
+    });
+  });
+});

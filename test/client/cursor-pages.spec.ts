@@ -1,0 +1,85 @@
+import { cursorItems, type CursorPage } from '@order-service/client';
+
+/** A list in pages: the cursors a fetch was asked for, and what it answers. */
+function pagedList(pages: Record<string, CursorPage<number>>) {
+  const asked: Array<string | undefined> = [];
+  const fetchPage = async (cursor: string | undefined) => {
+    asked.push(cursor);
+    const page = pages[cursor ?? 'first'];
+    if (!page) throw new Error(`no page at ${cursor}`);
+    return page;
+  };
+  return { asked, fetchPage };
+}
+
+describe('cursorItems', () => {
+  it('yields the items of every page, following nextCursor while hasNext', async () => {
+    const list = pagedList({
+      first: { content: [1, 2], nextCursor: 'p2', hasNext: true },
+      p2: { content: [], nextCursor: 'p3', hasNext: true },
+      p3: { content: [3], hasNext: false },
+    });
+    const items: number[] = [];
+    for await (const item of cursorItems(list.fetchPage)) items.push(item);
+    expect(items).toEqual([1, 2, 3]);
+    expect(list.asked).toEqual([undefined, 'p2', 'p3']);
+  });
+
+  it('stops at hasNext: false even when the page gives a cursor to resume from', async () => {
+    const list = pagedList({ first: { content: [1], nextCursor: 'later', hasNext: false } });
+    const items: number[] = [];
+    for await (const item of cursorItems(list.fetchPage)) items.push(item);
+    expect(items).toEqual([1]);
+    expect(list.asked).toEqual([undefined]);
+  });
+
+  it('with follow, asks again from the last cursor after intervalMs, until stopped', async () => {
+    const list = pagedList({
+      first: { content: [1], nextCursor: 'end', hasNext: false },
+      end: { content: [], nextCursor: 'end', hasNext: false },
+    });
+    const controller = new AbortController();
+    const items: number[] = [];
+    const walk = (async () => {
+      for await (const item of cursorItems(list.fetchPage, {
+        follow: { intervalMs: 5 },
+        signal: controller.signal,
+      })) {
+        items.push(item);
+      }
+    })();
+    while (list.asked.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    await expect(walk).rejects.toMatchObject({ name: 'AbortError' });
+    expect(items).toEqual([1]);
+    expect(list.asked.slice(0, 3)).toEqual([undefined, 'end', 'end']);
+  });
+
+  it('with follow, yields what arrives after the end', async () => {
+    let arrived = false;
+    const fetchPage = async (cursor: string | undefined): Promise<CursorPage<number>> => {
+      if (cursor === undefined) return { content: [1], nextCursor: 'c1', hasNext: false };
+      if (!arrived) {
+        arrived = true;
+        return { content: [], nextCursor: 'c1', hasNext: false };
+      }
+      return { content: [2], nextCursor: 'c2', hasNext: false };
+    };
+    const items: number[] = [];
+    for await (const item of cursorItems(fetchPage, { follow: { intervalMs: 1 } })) {
+      items.push(item);
+      if (items.length === 2) break;
+    }
+    expect(items).toEqual([1, 2]);
+  });
+
+  it('passes on the error of a page', async () => {
+    const list = pagedList({ first: { content: [1], nextCursor: 'gone', hasNext: true } });
+    const items: number[] = [];
+    const walk = async () => {
+      for await (const item of cursorItems(list.fetchPage)) items.push(item);
+    };
+    await expect(walk()).rejects.toThrow('no page at gone');
+    expect(items).toEqual([1]);
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * Type tests of the client, compiled by test/client/types.spec.ts (and `npm run typecheck`), never run. Each
+ * `@ts-expect-error` line must fail to compile, or the directive itself is an error: together they prove
+ * what the types refuse as well as what they accept.
+ */
+import {
+  createOrderServiceClient,
+  ifMatch,
+  ProblemError,
+  type ErrorCode,
+  type Order,
+} from '@order-service/client';
+
+const client = createOrderServiceClient({ baseUrl: 'https://orders.example.com', token: () => 'token' });
+const orderId = '7f1c0e7e-1f2a-4c53-9d0e-2b6f1b9f4a10';
+
+function unreachable(value: never): never {
+  throw new Error(`unexpected ${String(value)}`);
+}
+
+/** A switch over every code confirmOrder declares compiles, with a `never` check in its default branch. */
+export async function exhaustiveSwitch(): Promise<string> {
+  const { error } = await client.POST('/api/v1/orders/{orderId}/confirm', { params: { path: { orderId } } });
+  if (!error) return 'confirmed';
+  switch (error.code) {
+    case 'VALIDATION_ERROR':
+    case 'UNAUTHORIZED':
+    case 'ACCESS_DENIED':
+    case 'ORDER_NOT_FOUND':
+    case 'INVALID_ORDER_STATE':
+    case 'ORDER_EMPTY':
+    case 'INSUFFICIENT_STOCK':
+    case 'CONCURRENT_MODIFICATION':
+    case 'IDEMPOTENCY_KEY_REUSED':
+    case 'IDEMPOTENCY_KEY_IN_PROGRESS':
+    case 'RATE_LIMIT_EXCEEDED':
+    case 'INTERNAL_ERROR':
+    case 'SERVICE_UNAVAILABLE':
+      return error.code;
+    default:
+      return unreachable(error.code);
+  }
+}
+
+/** Leaving a declared code out is a compile error in the `never` check. */
+export async function switchMissingACode(): Promise<string> {
+  const { error } = await client.POST('/api/v1/orders/{orderId}/confirm', { params: { path: { orderId } } });
+  if (!error) return 'confirmed';
+  switch (error.code) {
+    case 'VALIDATION_ERROR':
+    case 'UNAUTHORIZED':
+    case 'ACCESS_DENIED':
+    case 'ORDER_NOT_FOUND':
+    case 'INVALID_ORDER_STATE':
+    case 'ORDER_EMPTY':
+    case 'CONCURRENT_MODIFICATION':
+    case 'IDEMPOTENCY_KEY_REUSED':
+    case 'IDEMPOTENCY_KEY_IN_PROGRESS':
+    case 'RATE_LIMIT_EXCEEDED':
+    case 'INTERNAL_ERROR':
+    case 'SERVICE_UNAVAILABLE':
+      return error.code;
+    default:
+      // @ts-expect-error INSUFFICIENT_STOCK is not handled
+      return unreachable(error.code);
+  }
+}
+
+/** A code the operation does not declare is a compile error: getOrder never answers INSUFFICIENT_STOCK. */
+export async function undeclaredCode(): Promise<boolean> {
+  const { error } = await client.GET('/api/v1/orders/{orderId}', { params: { path: { orderId } } });
+  // @ts-expect-error not a code of getOrder
+  return error?.code === 'INSUFFICIENT_STOCK';
+}
+
+/** The error is a ProblemError of the operation's codes, a subset of every code; the data is the order. */
+export async function resultTypes(): Promise<Order> {
+  const { data, error } = await client.GET('/api/v1/orders/{orderId}', { params: { path: { orderId } } });
+  if (error) {
+    const typed: ProblemError<'ORDER_NOT_FOUND' | ErrorCode> = error;
+    const { status, detail, violations, traceId } = error;
+    void [typed, status, detail, violations.map((v) => v.field), traceId?.length];
+    throw error;
+  }
+  return data;
+}
+
+/** The client makes the Idempotency-Key the document requires; a caller may still give one, as a string. */
+export async function idempotencyKeys(): Promise<void> {
+  const items = [{ productId: orderId, quantity: 1 }];
+  await client.POST('/api/v1/orders', { body: { items } });
+  await client.POST('/api/v1/orders', {
+    body: { items },
+    params: { header: { 'Idempotency-Key': orderId } },
+  });
+  // @ts-expect-error a key is a string
+  await client.POST('/api/v1/orders', { body: { items }, params: { header: { 'Idempotency-Key': 42 } } });
+}
+
+/** Bodies, paths and parameters are the document's. */
+export async function misuse(): Promise<void> {
+  // @ts-expect-error quantity is a number
+  await client.POST('/api/v1/orders', { body: { items: [{ productId: orderId, quantity: '1' }] } });
+  // @ts-expect-error a note is a string
+  await client.POST('/api/v1/orders', { body: { note: 42 } });
+  // @ts-expect-error no such path
+  await client.GET('/api/v1/order/{orderId}', { params: { path: { orderId } } });
+  // @ts-expect-error the path parameter is required
+  await client.GET('/api/v1/orders/{orderId}', {});
+  // @ts-expect-error GET takes no body
+  await client.GET('/api/v1/orders/{orderId}', { params: { path: { orderId } }, body: {} });
+  // @ts-expect-error status filters are OrderStatus values
+  for await (const order of client.orders.all({ status: ['PAID'] })) void order;
+}
+
+/** If-Match comes from a read; the iterator yields orders. */
+export async function conditionalChange(): Promise<void> {
+  const read = await client.GET('/api/v1/orders/{orderId}', { params: { path: { orderId } } });
+  await client.PATCH('/api/v1/orders/{orderId}', {
+    params: { path: { orderId }, header: { ...ifMatch(read) } },
+    body: { note: 'ring twice' },
+  });
+  for await (const order of client.orders.all({ status: ['CONFIRMED'] })) {
+    const total: number = order.totalAmount;
+    // @ts-expect-error orders have no such field
+    void [total, order.price];
+  }
+}
