@@ -13,7 +13,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import {
+  benchPort,
   interleave,
+  otherBuilds,
   PostgresCpu,
   rssMb,
   startServer,
@@ -345,53 +347,50 @@ async function comparePages() {
     MIGRATIONS_RUN: 'false',
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
-    PORT: '3112',
+    PORT: benchPort(12),
     // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces its NODE_OPTIONS).
     ...deployedMemorySettings(root, 'deploy/k8s/base/api.yaml'),
   };
   const baselineServer = startServer(root, ['bench/baseline-server.mjs'], {
     DATABASE_URL: url,
-    PORT: '3111',
+    PORT: benchPort(11),
   });
   const serviceServer = startServer(root, ['dist/src/main.js'], serviceEnv, profileFlags);
   const targets = [
     {
       name: 'baseline',
-      base: 'http://127.0.0.1:3111',
+      base: `http://127.0.0.1:${benchPort(11)}`,
       server: baselineServer,
       headers: {},
       path: `/api/v1/orders?customerId=${CUSTOMER}&size=20`,
     },
     {
       name: 'service',
-      base: 'http://127.0.0.1:3112',
+      base: `http://127.0.0.1:${benchPort(12)}`,
       server: serviceServer,
       headers: customer,
       path: '/api/v1/orders?size=20',
     },
   ];
-  // BENCH_BEFORE_DIST=<a build's dist/ directory inside this checkout>: that build runs too, as `before`.
-  if (process.env.BENCH_BEFORE_DIST) {
-    const beforeServer = startServer(
-      root,
-      [path.join(path.resolve(process.env.BENCH_BEFORE_DIST), 'src/main.js')],
-      { ...serviceEnv, ...beforeMemorySettings(), PORT: '3113' },
-    );
-    targets.push({ ...targets[1], name: 'before', base: 'http://127.0.0.1:3113', server: beforeServer });
-  }
+  // BENCH_BEFORE_DIST: other builds, in the same rounds (bench/cpu-meter.mjs, otherBuilds).
+  otherBuilds().forEach((build, i) => {
+    const port = benchPort(13 + i);
+    const server = startServer(root, [build.main], { ...serviceEnv, ...beforeMemorySettings(), PORT: port });
+    targets.push({ ...targets[1], name: build.name, base: `http://127.0.0.1:${port}`, server });
+  });
   // BENCH_NEST_FLOOR=controller|guarded: the baseline's page behind NestJS (bench/nest-floor-server.mjs), the
   // framework's share of the gap, in the same rounds.
   if (process.env.BENCH_NEST_FLOOR) {
     const floorServer = startServer(root, ['bench/nest-floor-server.mjs'], {
       DATABASE_URL: url,
-      PORT: '3114',
+      PORT: benchPort(19),
       NEST_FLOOR: process.env.BENCH_NEST_FLOOR,
       NODE_OPTIONS: serviceEnv.NODE_OPTIONS,
     });
     targets.push({
       ...targets[0],
       name: `nest floor (${process.env.BENCH_NEST_FLOOR})`,
-      base: 'http://127.0.0.1:3114',
+      base: `http://127.0.0.1:${benchPort(19)}`,
       server: floorServer,
     });
   }

@@ -13,7 +13,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import {
+  benchPort,
   interleave,
+  otherBuilds,
   PostgresCpu,
   rssMb,
   startServer,
@@ -113,7 +115,7 @@ const postgres = new PostgresCpu(postgresAdmin, 'order_service_bench');
 
 const baselineServer = startServer(root, ['bench/baseline-server.mjs'], {
   DATABASE_URL: databaseUrl,
-  PORT: '3101',
+  PORT: benchPort(1),
 });
 const serviceEnv = {
   DATABASE_URL: databaseUrl,
@@ -126,27 +128,30 @@ const serviceEnv = {
   MIGRATIONS_RUN: 'false',
   LOG_LEVEL: 'warn',
   HOST: '127.0.0.1',
-  PORT: '3102',
+  PORT: benchPort(2),
   // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces its NODE_OPTIONS).
   ...deployedMemorySettings(root, 'deploy/k8s/base/api.yaml'),
 };
-const profiled = process.env.BENCH_PROFILE === 'before' ? 'before' : 'service';
+// BENCH_PROFILE=<name of another build>: profile that build instead of the service.
+const profiled =
+  process.env.BENCH_PROFILE && process.env.BENCH_PROFILE !== '1' ? process.env.BENCH_PROFILE : 'service';
 const serviceServer = startServer(
   root,
   ['dist/src/main.js'],
   serviceEnv,
   profiled === 'service' ? profileFlags : [],
 );
-// BENCH_BEFORE_DIST=<a build's dist/ directory inside this checkout, e.g. under bench/results/>: that build runs
-// too, as `before`, to compare a change with the code before it in the same rounds (on the same dependencies).
-const beforeServer = process.env.BENCH_BEFORE_DIST
-  ? startServer(
-      root,
-      [path.join(path.resolve(process.env.BENCH_BEFORE_DIST), 'src/main.js')],
-      { ...serviceEnv, ...beforeMemorySettings(), PORT: '3103' },
-      profiled === 'before' ? profileFlags : [],
-    )
-  : undefined;
+// BENCH_BEFORE_DIST: other builds, in the same rounds (bench/cpu-meter.mjs, otherBuilds).
+const others = otherBuilds().map((build, i) => ({
+  ...build,
+  port: benchPort(3 + i),
+  server: startServer(
+    root,
+    [build.main],
+    { ...serviceEnv, ...beforeMemorySettings(), PORT: benchPort(3 + i) },
+    profiled === build.name ? profileFlags : [],
+  ),
+}));
 // BENCH_NEST_FLOOR=controller|guarded (reads only): the baseline's read behind NestJS, as `nest floor`
 // (bench/nest-floor-server.mjs): the framework's share of the gap, measured in the same rounds.
 const nestFloor = process.env.BENCH_NEST_FLOOR;
@@ -157,7 +162,7 @@ if (nestFloor && process.env.BENCH_SCENARIOS !== 'reads') {
 const nestFloorServer = nestFloor
   ? startServer(root, ['bench/nest-floor-server.mjs'], {
       DATABASE_URL: databaseUrl,
-      PORT: '3104',
+      PORT: benchPort(9),
       NEST_FLOOR: nestFloor,
       NODE_OPTIONS: serviceEnv.NODE_OPTIONS,
     })
@@ -165,7 +170,7 @@ const nestFloorServer = nestFloor
 const targets = [
   {
     name: 'baseline',
-    base: 'http://127.0.0.1:3101',
+    base: `http://127.0.0.1:${benchPort(1)}`,
     pid: baselineServer.pid,
     server: baselineServer,
     postgres,
@@ -173,20 +178,20 @@ const targets = [
   },
   {
     name: 'service',
-    base: 'http://127.0.0.1:3102',
+    base: `http://127.0.0.1:${benchPort(2)}`,
     pid: serviceServer.pid,
     server: serviceServer,
     postgres,
     auth: { admin, customer },
   },
 ];
-if (beforeServer) {
+for (const other of others) {
   targets.push({
     ...targets[1],
-    name: 'before',
-    base: 'http://127.0.0.1:3103',
-    pid: beforeServer.pid,
-    server: beforeServer,
+    name: other.name,
+    base: `http://127.0.0.1:${other.port}`,
+    pid: other.server.pid,
+    server: other.server,
   });
 }
 
@@ -194,7 +199,7 @@ if (nestFloorServer) {
   targets.push({
     ...targets[0],
     name: `nest floor (${nestFloor})`,
-    base: 'http://127.0.0.1:3104',
+    base: `http://127.0.0.1:${benchPort(9)}`,
     pid: nestFloorServer.pid,
     server: nestFloorServer,
   });
@@ -276,9 +281,9 @@ try {
       afterLoad: Object.fromEntries(targets.map((t) => [t.name, rssMb(t.pid)])),
     },
     goals: {
-      reads: 'Node CPU <= 1.6x, req/s >= 0.8x',
+      reads: 'Node CPU ratio no higher than before (1.8-2.3x), req/s >= 0.8x',
       creates: 'req/s >= 0.75x',
-      serviceRssMb: 'after load <= 160, idle <= 120',
+      serviceRssMb: 'on Node 24: idle <= 135, after load <= 170',
     },
   };
 } finally {
