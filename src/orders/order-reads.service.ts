@@ -11,7 +11,6 @@ import type { OrderBodyVersion } from './domain/order-fields';
 import {
   CursorPaging,
   keyCount,
-  OffsetPaging,
   OrderFilter,
   OrderListCriteria,
   OrderScope,
@@ -81,12 +80,7 @@ export class OrderReadsService {
     return order;
   }
 
-  list(
-    caller: Caller,
-    criteria: OrderListCriteria & { paging: OffsetPaging },
-    version: OrderBodyVersion,
-  ): Promise<OffsetOrderPage>;
-  list(caller: Caller, criteria: OrderListCriteria, version: OrderBodyVersion): Promise<OrderListPage>;
+  /** A page of a list, offset or cursor as its criteria's paging says, its orders as `version` serves them. */
   async list(
     caller: Caller,
     { filter, sort, paging }: OrderListCriteria,

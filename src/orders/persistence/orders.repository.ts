@@ -27,9 +27,6 @@ import { keysetPageStatement, offsetPageStatement, PageWindow } from './order-li
  * where their text is fixed.
  */
 
-/** What a statement selecting `orderBodyColumns` returns per order. */
-type OrderBodyRow = OrderBody;
-
 /** A row holding the model of one order in its column `order`. */
 interface OrderRecordRow {
   order: Record<string, unknown>;
@@ -74,13 +71,16 @@ const READ_CUSTOMER = prepared(
  */
 const CUSTOMER_PAGES = perVersion((version) => new StatementVariants(`orders.customer-page-${version}`));
 
+/** The order of an order's lines `i`: the order they were added in. */
+const LINE_ORDER = ORDER_FIELDS.items.orderBy.map((column) => `i.${column}`).join(', ');
+
 /** An order's lines as the items endpoints serve them, a page at a time, with the order's customer. */
 const READ_LINES_PAGE = prepared(
   'orders.read-lines-page',
   `SELECT o.customer_id AS "customerId",
      (SELECT count(*) FROM order_items WHERE order_id = o.order_id)::int AS total,
-     '[' || COALESCE((SELECT string_agg(${ORDER_SQL.line()}, ',' ORDER BY i.created_at, i.item_id)
-       FROM (SELECT * FROM order_items WHERE order_id = o.order_id ORDER BY created_at, item_id
+     '[' || COALESCE((SELECT string_agg(${ORDER_SQL.line()}, ',' ORDER BY ${LINE_ORDER})
+       FROM (SELECT * FROM order_items i WHERE i.order_id = o.order_id ORDER BY ${LINE_ORDER}
              LIMIT $2 OFFSET $3) i), '') || ']' AS content
    FROM orders o WHERE o.order_id = $1`,
 );
@@ -174,13 +174,13 @@ export class OrdersRepository {
 
   /** An order's body as `version` serves it. */
   async readBody(orderId: string, version: OrderBodyVersion): Promise<OrderBody | undefined> {
-    const [row] = await this.pooled.rows<OrderBodyRow>(READ_BODY[version], [orderId]);
+    const [row] = await this.pooled.rows<OrderBody>(READ_BODY[version], [orderId]);
     return row;
   }
 
   /** The customer's most recent order (the `latest` alias), as `version` serves it. */
   async readLatestBody(customerId: string, version: OrderBodyVersion): Promise<OrderBody | undefined> {
-    const [row] = await this.pooled.rows<OrderBodyRow>(READ_LATEST_BODY[version], [customerId]);
+    const [row] = await this.pooled.rows<OrderBody>(READ_LATEST_BODY[version], [customerId]);
     return row;
   }
 
@@ -274,7 +274,7 @@ export class OrdersRepository {
    * total is the sum of the frozen prices, computed by PostgreSQL in `numeric`.
    */
   async insert(order: NewOrder, lines: readonly PricedLine[]): Promise<OrderBody> {
-    const [row] = await this.pooled.rows<OrderBodyRow>(INSERT_ORDER, [
+    const [row] = await this.pooled.rows<OrderBody>(INSERT_ORDER, [
       order.customerId,
       order.deliveryAddress?.streetName ?? null,
       order.deliveryAddress?.zipCode ?? null,
@@ -386,7 +386,7 @@ export class OrdersRepository {
       `WITH changed AS (UPDATE orders SET ${changeSet(changes, stamp, values)} WHERE order_id = $1 RETURNING *)
        SELECT ${ORDER_SQL.bodyColumns('v1')} FROM changed o`,
       values,
-    )) as OrderBodyRow[];
+    )) as OrderBody[];
     return row;
   }
 
