@@ -159,6 +159,15 @@ export class TasksRepository {
     return rows[0] ? toTask(rows[0]) : undefined;
   }
 
+  /** Tasks whose job never reached the queue (it was down when they were accepted), oldest first. */
+  async neverQueued(limit: number): Promise<Task[]> {
+    const rows = await this.statements.rows<TaskRow>(
+      `SELECT * FROM tasks WHERE ${UNFINISHED} AND job_id IS NULL ORDER BY created_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map(toTask);
+  }
+
   /** Unfinished tasks whose last sign of life (queued, started, progress) is older than `seconds`. */
   async quietUnfinished(seconds: number, limit: number): Promise<Task[]> {
     const rows = await this.statements.rows<TaskRow>(
