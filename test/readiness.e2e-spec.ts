@@ -150,6 +150,24 @@ describeWithRedis('readiness and tasks while Redis goes away and comes back', ()
     });
   }, 40_000);
 
+  it('a process that starts while Redis is down starts, and is ready', async () => {
+    await stopRedis();
+    const started = Date.now();
+    const late = await bootTestApp({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    try {
+      const res = await readyOf(late)();
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({
+        details: { database: { status: 'up' }, redis: { status: 'down' } },
+      });
+      // Nothing waited for Redis: a start is seconds, not the outage.
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await late.close();
+      redis = startRedis(port);
+    }
+  }, 30_000);
+
   it('sets up the maintenance schedules again when Redis comes back without its data', async () => {
     const queue = new Queue(MAINTENANCE_QUEUE, {
       connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },

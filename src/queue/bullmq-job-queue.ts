@@ -252,7 +252,12 @@ export class BullMqJobQueue extends JobQueue {
    */
   async closeWorkers(): Promise<void> {
     this.closing = true;
-    const closed = Promise.allSettled(this.workers.map((w) => w.close()));
+    // A worker cut off from Redis can neither finish nor hand back a job (both are Redis commands), and
+    // BullMQ's graceful close would wait for Redis: it closes at once (its job's lock expires, and another
+    // worker takes the job over once Redis is back).
+    const closed = Promise.allSettled(
+      this.workers.map((worker, i) => worker.close(this.workerConnections[i].status !== 'ready')),
+    );
     for (const interrupt of this.running) interrupt.abort();
     await closed;
     this.workers.length = 0;
