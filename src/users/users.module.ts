@@ -6,6 +6,7 @@ import { UserSettingsController } from './http/user-settings.controller';
 import { JustInTimeUserGuard } from './just-in-time-user.guard';
 import { UserSettingsEntity } from './persistence/user-settings.entity';
 import { UserSettingsRepository } from './persistence/user-settings.repository';
+import { UsersRepository } from './persistence/users.repository';
 import { StoredLanguagePreference } from './stored-language-preference.service';
 import { UserEntity } from './user.entity';
 import { UsersController } from './users.controller';
@@ -22,6 +23,7 @@ import { UserSettingsService } from './user-settings.service';
   controllers: [UsersController, UserSettingsController],
   providers: [
     UsersService,
+    UsersRepository,
     UserSettingsRepository,
     UserSettingsService,
     { provide: LanguagePreference, useClass: StoredLanguagePreference },

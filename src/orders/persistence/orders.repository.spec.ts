@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import type { PooledStatements, PreparedStatement } from '../../database/pooled-statements';
 import { DEFAULT_SORT } from '../domain/order-list-criteria';
 import { OrdersRepository } from './orders.repository';
@@ -11,7 +10,7 @@ function repositoryRecordingStatements() {
       return Promise.resolve([{ total: '0', orders: [] }]);
     }),
   } as unknown as PooledStatements;
-  return { repository: new OrdersRepository({} as DataSource, pooled), statements };
+  return { repository: new OrdersRepository(pooled), statements };
 }
 
 describe('OrdersRepository.page', () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type {
   DeliveryAddress,
   Order,
@@ -250,10 +250,7 @@ export interface OrderPageRows {
 
 @Injectable()
 export class OrdersRepository {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly pooled: PooledStatements,
-  ) {}
+  constructor(private readonly pooled: PooledStatements) {}
 
   async read(orderId: string): Promise<Order | undefined> {
     const [row] = await this.pooled.rows<OrderRow>(READ_ORDER, [orderId]);
@@ -480,7 +477,7 @@ export class OrdersRepository {
     orderId: string,
     paging: { limit: number; offset: number },
   ): Promise<{ lines: OrderLine[]; total: number }> {
-    const rows: Array<{ total: string; lines: OrderLine[] }> = await this.dataSource.query(
+    const rows = await this.pooled.rows<{ total: string; lines: OrderLine[] }>(
       `SELECT (SELECT count(*) FROM order_items WHERE order_id = $1)::bigint AS total,
            COALESCE((SELECT json_agg(json_build_object(
                'itemId', p.item_id, 'productId', p.product_id, 'productName', p.product_name,
@@ -506,7 +503,7 @@ export class OrdersRepository {
     after: CreationKey | undefined,
     limit: number,
   ): Promise<{ orders: Order[]; last?: CreationKey }> {
-    const rows: Array<OrderRow & { creation_key: string }> = await this.dataSource.query(
+    const rows = await this.pooled.rows<OrderRow & { creation_key: string }>(
       `SELECT ${orderJson()} AS "order", o.created_at::text AS creation_key FROM orders o
        WHERE o.customer_id = $1
          AND ($2::timestamptz IS NULL OR (o.created_at, o.order_id) > ($2::timestamptz, $3::uuid))
@@ -522,19 +519,19 @@ export class OrdersRepository {
   }
 
   async countCustomerOrders(customerId: string): Promise<number> {
-    const [{ n }] = (await this.dataSource.query(
+    const [{ n }] = await this.pooled.rows<{ n: string }>(
       'SELECT count(*)::bigint AS n FROM orders WHERE customer_id = $1',
       [customerId],
-    )) as Array<{ n: string }>;
+    );
     return Number(n);
   }
 
   async countCreatedIn(range: CreationRange): Promise<number> {
-    const [{ n }] = (await this.dataSource.query(
+    const [{ n }] = await this.pooled.rows<{ n: string }>(
       `SELECT count(*)::bigint AS n FROM orders
        WHERE created_at >= ($1::date)::timestamp AT TIME ZONE 'UTC' AND created_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'`,
       [range.dateFrom, range.dateTo],
-    )) as Array<{ n: string }>;
+    );
     return Number(n);
   }
 
@@ -547,7 +544,14 @@ export class OrdersRepository {
     after: CreationKey | undefined,
     limit: number,
   ): Promise<OrderAggregateChunk> {
-    const [row] = (await this.dataSource.query(
+    const [row] = await this.pooled.rows<{
+      orders: number;
+      last: CreationKey | null;
+      days: OrderAggregateChunk['days'];
+      products: Array<
+        Omit<OrderAggregateChunk['products'][number], 'quantity'> & { quantity: number | string }
+      >;
+    }>(
       `WITH chunk AS (
          SELECT order_id, created_at, status, total_amount FROM orders
          WHERE created_at >= ($1::date)::timestamp AT TIME ZONE 'UTC'
@@ -572,14 +576,7 @@ export class OrdersRepository {
             GROUP BY i.product_id) p), '[]'::json)
            AS products`,
       [range.dateFrom, range.dateTo, after?.createdAt ?? null, after?.orderId ?? null, limit],
-    )) as Array<{
-      orders: number;
-      last: CreationKey | null;
-      days: OrderAggregateChunk['days'];
-      products: Array<
-        Omit<OrderAggregateChunk['products'][number], 'quantity'> & { quantity: number | string }
-      >;
-    }>;
+    );
     return {
       orders: row.orders,
       ...(row.last ? { last: row.last } : {}),
