@@ -29,6 +29,37 @@ export default tseslint.config(
     },
   },
   {
+    // Behind a transaction pooler only what a transaction sets for itself holds (docs/decisions.md "Behind a
+    // transaction pooler"): a statement outside a transaction runs through PooledStatements, which gives it a
+    // transaction with the service's settings; TypeORM's DataSource and repositories would run it bare.
+    files: ['src/**/*.ts'],
+    ignores: ['src/database/**', 'src/**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "MemberExpression:matches([object.name='dataSource'], [object.property.name='dataSource'])[property.name=/^(query|manager|getRepository|createQueryBuilder|createQueryRunner)$/]",
+          message:
+            'A statement outside a transaction goes through PooledStatements (src/database/pooled-statements.ts); in one, through the EntityManager of dataSource.transaction().',
+        },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@nestjs/typeorm',
+              importNames: ['InjectRepository'],
+              message:
+                "A repository's statements outside a transaction would run bare: write SQL through PooledStatements.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

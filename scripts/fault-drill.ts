@@ -26,8 +26,10 @@ import { signAccessToken } from '../src/auth/token-signer';
  * Redis, then PostgreSQL (fast shutdown), then both (Redis killed, PostgreSQL stopped in immediate mode, i.e.
  * crashed), restarting each, and finally sends SIGTERM under load. It checks what docs/reliability.md
  * promises: 503 problem+json with Retry-After while a needed dependency is down and never a 500 or a hang,
- * /ready 503 during and 200 after each outage, /health 200 throughout, recovery without a restart, no
- * acknowledged order or task lost, one order per Idempotency-Key (retried on either replica), a clean drain.
+ * /ready 503 while PostgreSQL is down and 200 through a Redis outage (reporting Redis down), /health 200
+ * throughout, recovery without a restart, no acknowledged order lost, every accepted task completed (those
+ * accepted while Redis was down soon after it is back), one order per Idempotency-Key (retried on either
+ * replica), a clean drain.
  * It prints a table per phase and the checks, and exits 1 when one fails. Everything it started is stopped
  * and its directory removed on the way out, also on failure or Ctrl-C (DRILL_KEEP=1 keeps the directory).
  */
@@ -75,6 +77,8 @@ interface Sample {
   contentType?: string;
   retryAfter?: string;
   code?: string;
+  /** /ready only: the state of Redis its body reports. */
+  redis?: string;
 }
 
 interface Violation {
@@ -395,6 +399,7 @@ class Load {
         json = undefined;
       }
       if (res.status >= 400 && typeof json?.code === 'string') sample.code = json.code;
+      if (op === '/ready') sample.redis = redisReported(json);
       sample.ms = Date.now() - started;
       this.samples.push(sample);
       return { sample, json, headers: res.headers };
@@ -549,20 +554,30 @@ function checkSamples(samples: Sample[], windows: Window[], violations: Violatio
   }
 }
 
+/** The state of Redis a /ready body reports: `details` of a 200, `checks` of a 503. */
+function redisReported(json: Record<string, unknown> | undefined): string | undefined {
+  const checks = (json?.details ?? json?.checks) as Record<string, { status?: string }> | undefined;
+  return checks?.redis?.status;
+}
+
 function checkReadiness(samples: Sample[], windows: Window[], violations: Violation[]): void {
   for (const w of windows) {
     const ready = samples.filter((s) => s.op === '/ready' && s.phase === w.phase && !s.failure);
-    if (w.down.length > 0) {
-      const late = ready.filter(
-        (s) => s.at >= w.start + DETECTION_GRACE_MS && endedWithin(s, w) && s.status !== 503,
-      );
-      for (const s of late)
-        violations.push({ check: '/ready 503 during an outage', detail: describeSample(s) });
+    const detected = (s: Sample) => s.at >= w.start + DETECTION_GRACE_MS && endedWithin(s, w);
+    if (w.down.includes('postgres')) {
+      for (const s of ready.filter((s) => detected(s) && s.status !== 503))
+        violations.push({ check: '/ready 503 while PostgreSQL is down', detail: describeSample(s) });
       if (!ready.some((s) => s.status === 503))
-        violations.push({ check: '/ready 503 during an outage', detail: `${w.phase}: never 503` });
+        violations.push({ check: '/ready 503 while PostgreSQL is down', detail: `${w.phase}: never 503` });
+    } else if (w.down.includes('redis')) {
+      for (const s of ready.filter((s) => endedWithin(s, w) && s.status !== 200))
+        violations.push({ check: '/ready 200 while only Redis is down', detail: describeSample(s) });
+      for (const s of ready.filter((s) => detected(s) && s.redis !== 'down'))
+        violations.push({ check: '/ready reports Redis down', detail: describeSample(s) });
     }
     if (w.restartedAt !== undefined) {
-      const firstReady = ready.find((s) => s.status === 200);
+      // Recovered: ready, and Redis reported up again (through a Redis outage /ready never left 200).
+      const firstReady = ready.find((s) => s.status === 200 && s.redis === 'up');
       const firstCreate = samples.find((s) => s.phase === w.phase && s.op === 'create' && s.status === 201);
       if (!firstReady || firstReady.at - w.restartedAt > RECOVERY_LIMIT_MS)
         violations.push({ check: 'recovery without restart', detail: `${w.phase}: /ready not 200 in time` });
@@ -745,7 +760,8 @@ async function drill(pg: PrivatePostgres, redis: PrivateRedis, services: Service
   // Tasks accepted (202) must finish, whatever happened to Redis meanwhile (the task row is the truth).
   const accepted = [...load.tasks.keys()];
   log(`waiting for ${accepted.length} accepted report tasks to finish`);
-  const taskStates = await waitForTasks(load, accepted, admin);
+  const finishedTasks = await waitForTasks(load, accepted, admin);
+  const taskStates = countBy(finishedTasks.values(), (task) => task.status);
 
   // SIGTERM under load: in-flight requests end, the process exits 0 well within its 30 s hard stop.
   load.phase = 'shutdown';
@@ -806,6 +822,24 @@ async function drill(pg: PrivatePostgres, redis: PrivateRedis, services: Service
   const unfinished = Object.entries(taskStates).filter(([state]) => state !== 'COMPLETED');
   for (const [state, count] of unfinished)
     violations.push({ check: 'accepted tasks finish', detail: `${count} tasks ${state}` });
+  // Accepted while Redis was away (never queued then): run within moments of its return, not at the next
+  // reconcile. `completedAt` has whole seconds.
+  const redisBack = windows.find((w) => w.phase === 'redis back')?.restartedAt ?? 0;
+  const duringRedisOutage = [...finishedTasks].filter(([taskId]) => load.tasks.get(taskId) === 'redis down');
+  const secondsAfterRedisBack = duringRedisOutage.map(([, task]) =>
+    task.completedAt ? (Date.parse(task.completedAt) - redisBack) / 1000 : Number.POSITIVE_INFINITY,
+  );
+  for (const [index, seconds] of secondsAfterRedisBack.entries())
+    if (seconds > RECOVERY_LIMIT_MS / 1000)
+      violations.push({
+        check: 'tasks accepted while Redis was down run once it is back',
+        detail: `${duringRedisOutage[index][0]}: ${duringRedisOutage[index][1].status}, ${seconds} s after Redis was back`,
+      });
+  if (duringRedisOutage.length === 0)
+    violations.push({
+      check: 'tasks accepted while Redis was down run once it is back',
+      detail: 'no task was accepted while Redis was down',
+    });
   log('');
   log(
     `creates: ${load.attempts.size} keys, ${acknowledgedCount} acknowledged (201) in the end, ` +
@@ -815,6 +849,12 @@ async function drill(pg: PrivatePostgres, redis: PrivateRedis, services: Service
     `database: ${rows.length} drill orders, ${lost} acknowledged missing, ${duplicates} keys with more than one`,
   );
   log(`report tasks accepted before the shutdown: ${accepted.length} (${formatCounts(taskStates)})`);
+  // `completedAt` has whole seconds: the last one completed less than a second after this.
+  const lastAfterRedisBack = Math.max(0, Math.ceil(Math.max(...secondsAfterRedisBack)));
+  log(
+    `of them accepted while Redis was down: ${duringRedisOutage.length}, all completed within ` +
+      `${lastAfterRedisBack + 1} s of its return`,
+  );
   log(
     `shutdown under load: ${shutdowns.map((s) => `exit ${s.code ?? s.signal} after ${s.ms} ms`).join(', ')}; ` +
       `log lines not JSON: ${nonJson.length}`,
@@ -824,23 +864,41 @@ async function drill(pg: PrivatePostgres, redis: PrivateRedis, services: Service
   return violations.length === 0 ? 0 : 1;
 }
 
-async function waitForTasks(load: Load, taskIds: string[], admin: string): Promise<Record<string, number>> {
+interface FinishedTask {
+  status: string;
+  completedAt?: string;
+}
+
+/** Each task as it ended (or as it was at the deadline), by id. */
+async function waitForTasks(
+  load: Load,
+  taskIds: string[],
+  admin: string,
+): Promise<Map<string, FinishedTask>> {
   const deadline = Date.now() + TASK_DEADLINE_MS;
-  const states = new Map<string, string>();
+  const tasks = new Map<string, FinishedTask>();
+  const ended = (taskId: string) =>
+    ['COMPLETED', 'FAILED', 'CANCELLED'].includes(tasks.get(taskId)?.status ?? '');
   for (;;) {
     for (const taskId of taskIds) {
-      if (['COMPLETED', 'FAILED', 'CANCELLED'].includes(states.get(taskId) ?? '')) continue;
+      if (ended(taskId)) continue;
       const { json } = await load.request('task', 'GET', `/api/v1/tasks/${taskId}`, {
         authorization: `Bearer ${admin}`,
       });
-      states.set(taskId, typeof json?.status === 'string' ? json.status : 'UNKNOWN');
+      tasks.set(taskId, {
+        status: typeof json?.status === 'string' ? json.status : 'UNKNOWN',
+        completedAt: typeof json?.completedAt === 'string' ? json.completedAt : undefined,
+      });
     }
-    const open = [...states.values()].filter((s) => !['COMPLETED', 'FAILED', 'CANCELLED'].includes(s));
-    if (open.length === 0 || Date.now() > deadline) break;
+    if (taskIds.every(ended) || Date.now() > deadline) break;
     await sleep(2_000);
   }
+  return tasks;
+}
+
+function countBy<T>(items: Iterable<T>, key: (item: T) => string): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const state of states.values()) counts[state] = (counts[state] ?? 0) + 1;
+  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
   return counts;
 }
 
@@ -853,7 +911,10 @@ function formatCounts(counts: Record<string, number>): string {
 function recovery(samples: Sample[], w: Window): string {
   if (w.restartedAt === undefined) return '';
   const after = (op: string, status: number) => {
-    const first = samples.find((s) => s.phase === w.phase && s.op === op && s.status === status);
+    const first = samples.find(
+      (s) =>
+        s.phase === w.phase && s.op === op && s.status === status && (op !== '/ready' || s.redis === 'up'),
+    );
     return first ? `${(Math.max(0, first.at - (w.restartedAt ?? 0)) / 1000).toFixed(1)} s` : 'never';
   };
   return `ready ${after('/ready', 200)}, create ${after('create', 201)}`;
@@ -882,7 +943,7 @@ function printSummary(samples: Sample[], windows: Window[]): void {
         samples
           .filter((s) => s.phase === w.phase && s.op === op)
           .reduce<Record<string, number>>((acc, s) => {
-            const k = String(s.status || s.failure);
+            const k = `${s.status || s.failure}${s.redis === 'down' ? ' (Redis down)' : ''}`;
             acc[k] = (acc[k] ?? 0) + 1;
             return acc;
           }, {}),
@@ -936,7 +997,9 @@ function printChecks(violations: Violation[]): void {
     'no 503 while every dependency is up',
     'Redis down: business requests still served (PostgreSQL holds them)',
     '/health 200 throughout',
-    '/ready 503 during an outage',
+    '/ready 503 while PostgreSQL is down',
+    '/ready 200 while only Redis is down',
+    '/ready reports Redis down',
     'recovery without restart',
     'all served once recovered',
     'no acknowledged order lost',
@@ -944,6 +1007,7 @@ function printChecks(violations: Violation[]): void {
     'a retried key creates its order',
     'an acknowledged key replays its order',
     'accepted tasks finish',
+    'tasks accepted while Redis was down run once it is back',
     'SIGTERM drains and exits 0',
     'every log line is JSON',
   ];

@@ -1,6 +1,7 @@
 import { API_SECURITY_HEADERS } from '../src/http/security-headers';
 import * as net from 'node:net';
 import { DataSource } from 'typeorm';
+import { PooledStatements } from '../src/database/pooled-statements';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient, apiClient, MERGE_PATCH, withIdempotencyKey } from './support/http-client';
 import { createOrder, ORDERS } from './support/orders';
@@ -237,12 +238,12 @@ describe('hardening: hostile and careless input', () => {
     });
     afterAll(() => quick.close());
 
-    it('sessions carry the statement and idle-in-transaction timeouts of the settings', async () => {
-      const db = t.app.get(DataSource);
-      expect(await db.query('SHOW statement_timeout')).toEqual([{ statement_timeout: '15s' }]);
-      expect(await db.query('SHOW idle_in_transaction_session_timeout')).toEqual([
-        { idle_in_transaction_session_timeout: '15s' },
-      ]);
+    it('every statement carries the statement and idle-in-transaction timeouts of the settings', async () => {
+      const limits = [{ statement_timeout: '15s', idle_in_transaction_session_timeout: '15s' }];
+      const show = `SELECT current_setting('statement_timeout') AS statement_timeout,
+        current_setting('idle_in_transaction_session_timeout') AS idle_in_transaction_session_timeout`;
+      expect(await t.app.get(PooledStatements).rows(show, [])).toEqual(limits);
+      expect(await t.app.get(DataSource).transaction((db) => db.query(show))).toEqual(limits);
     });
 
     it('a statement past the timeout is cancelled: 503 SERVICE_UNAVAILABLE with Retry-After, not 500', async () => {

@@ -19,9 +19,9 @@ export interface WorkerApp {
 
 /**
  * The worker process: a Nest application context (no business routes) whose queue processors take jobs,
- * plus a small HTTP server with the same operational endpoints as the API — liveness, readiness (PostgreSQL
- * and the Redis its queues use; 503 while shutting down), info and metrics (job durations and failures) —
- * for Kubernetes probes and Prometheus.
+ * plus a small HTTP server with the same operational endpoints as the API — liveness, readiness (503 without
+ * PostgreSQL or while shutting down; the Redis its queues use reported in the body), info and metrics (job
+ * durations and failures) — for Kubernetes probes and Prometheus.
  */
 export async function createWorkerApp(config: AppConfig): Promise<WorkerApp> {
   const context = await NestFactory.createApplicationContext(AppModule.forWorker(config), {

@@ -33,7 +33,9 @@ export interface AppConfig {
     dataDir: string;
     migrationsRun: boolean;
     embedded: boolean;
-    limits: { statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
+    limits: TransactionLimits;
+    /** Named (prepared) statements for the hot paths; off behind a pooler that cannot carry them. */
+    preparedStatements: boolean;
   };
   redis: { url?: string; keyPrefix: string };
   /** Jobs: how long a job whose worker died stays claimed before another worker takes it over. */
@@ -67,6 +69,14 @@ export interface WebhookSettings {
   retryScheduleMs: number[];
   /** AES-256 key (32 bytes) of the stored webhook secrets. */
   secretKey: Buffer;
+}
+
+/** Bounds on what one transaction of the service may hold (src/database/transaction-settings.ts). */
+export interface TransactionLimits {
+  /** DB_STATEMENT_TIMEOUT_MS: a statement running longer is cancelled (SQLSTATE 57014). */
+  statementTimeoutMs: number;
+  /** DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: a transaction left idle longer ends its session, freeing its locks. */
+  idleInTransactionTimeoutMs: number;
 }
 
 /** OpenTelemetry traces (src/telemetry): exported over OTLP/HTTP when an endpoint is set, else off. */
@@ -357,6 +367,7 @@ export function loadConfig(
         statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 15_000, 100, 600_000),
         idleInTransactionTimeoutMs: int(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 100, 600_000),
       },
+      preparedStatements: bool(env, 'DB_PREPARED_STATEMENTS', true),
       embedded: false,
     },
     redis: { url: redisUrl, keyPrefix: str(env, 'REDIS_KEY_PREFIX') ?? 'order-service' },

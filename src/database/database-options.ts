@@ -2,32 +2,15 @@ import { DataSourceOptions } from 'typeorm';
 import { migrations } from '../../migrations';
 import { TypeOrmLogger } from './typeorm-logger';
 
-/** Bounds on what one session of the service may hold (settings DB_STATEMENT_TIMEOUT_MS and friends). */
-export interface SessionLimits {
-  /** A statement running longer is cancelled (SQLSTATE 57014). */
-  statementTimeoutMs: number;
-  /** A transaction left idle longer ends its session: its locks and connection are freed. */
-  idleInTransactionTimeoutMs: number;
-}
-
 /**
- * Server settings of every session: JIT compilation costs tens of milliseconds per statement and pays off
- * only for long analytical queries (this service runs short ones and chunks its reports), so it is off;
- * time stamps are printed in UTC whatever the server's or database's TimeZone (a zone with a local mean
- * time offset, as Europe/Moscow before 1919, prints offsets such as +02:30:17, which `Date` cannot parse);
- * the limits, when given, bound a stuck statement or a forgotten transaction (migrations run without them).
+ * One place for the TypeORM options: the app, the CLI data source and the test harness share them. No startup
+ * options: a transaction pooler would not pass them on, so every setting the service relies on is set by
+ * each transaction itself (transaction-settings.ts). The pool's clients pipeline (`pipeline`): a statement
+ * outside a transaction goes out together with its `BEGIN` and `COMMIT` (pooled-statements.ts), one round
+ * trip; for a caller that awaits each answer before its next statement, as TypeORM's query runners do,
+ * nothing changes.
  */
-function sessionOptions(limits?: SessionLimits): string {
-  const settings = ['-c jit=off', '-c TimeZone=UTC'];
-  if (limits) {
-    settings.push(`-c statement_timeout=${limits.statementTimeoutMs}`);
-    settings.push(`-c idle_in_transaction_session_timeout=${limits.idleInTransactionTimeoutMs}`);
-  }
-  return settings.join(' ');
-}
-
-/** One place for the TypeORM options: the app, the CLI data source and the test harness share them. */
-export function databaseOptions(url: string, limits?: SessionLimits): DataSourceOptions {
+export function databaseOptions(url: string): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -42,7 +25,7 @@ export function databaseOptions(url: string, limits?: SessionLimits): DataSource
       max: 10,
       connectionTimeoutMillis: 5_000,
       application_name: 'order-service',
-      options: sessionOptions(limits),
+      pipeline: true,
     },
   };
 }

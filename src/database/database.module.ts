@@ -6,8 +6,12 @@ import { APP_CONFIG } from '../config/config.module';
 import { databaseOptions } from './database-options';
 import { runMigrationsLocked } from './migrations-runner';
 import { PooledStatements } from './pooled-statements';
+import { TransactionSettings } from './transaction-settings';
 
-/** TypeORM's DataSource (migrations applied first) and the pooled statements beside it, for every module. */
+/**
+ * TypeORM's DataSource (migrations applied first), every transaction of it given the service's settings, and
+ * the pooled statements beside it, for every module.
+ */
 @Global()
 @Module({
   imports: [
@@ -17,14 +21,14 @@ import { PooledStatements } from './pooled-statements';
         if (!config.database.url)
           throw new Error('DATABASE_URL was not resolved before the application started');
         return {
-          ...databaseOptions(config.database.url, config.database.limits),
+          ...databaseOptions(config.database.url),
           autoLoadEntities: true,
           migrationsRun: config.database.migrationsRun,
         };
       },
       // Migrations finish (under a lock) before any provider can get the DataSource; they run on a
-      // pool of their own without the session limits (an index build may take long): two connections,
-      // one holding the advisory lock, one migrating.
+      // pool of their own without the transaction limits (an index build may take long): two connections,
+      // one holding the advisory lock (a session lock: migrations connect past any pooler), one migrating.
       dataSourceFactory: async (options) => {
         const url = (options as { url?: string } | undefined)?.url;
         if (!options || !url) throw new Error('missing TypeORM options');
@@ -42,7 +46,7 @@ import { PooledStatements } from './pooled-statements';
       },
     }),
   ],
-  providers: [PooledStatements],
+  providers: [TransactionSettings, PooledStatements],
   exports: [PooledStatements],
 })
 export class DatabaseModule {}

@@ -1,7 +1,10 @@
-import { Injectable } from '@nestjs/common';
-import type { Pool, QueryConfig } from 'pg';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { TransactionSettings } from './transaction-settings';
 
 /**
  * A statement PostgreSQL parses and plans once per pooled connection, then only binds and runs: for
@@ -45,35 +48,83 @@ export class StatementVariants {
 }
 
 /**
- * Single statements straight on TypeORM's `pg` pool, outside any transaction (each commits by itself): no
- * query runner per statement, and prepared statements where the text is fixed. For the hot paths, where
- * both save Node's and the database's CPU (docs/benchmarks.md).
- * Failures and slow statements are logged as TypeORM's are (same logger, same `maxQueryExecutionTime`);
- * errors are the driver's own, which the problem filter already maps (dependency-errors.ts). Anything in
- * a transaction goes through the transaction's EntityManager.
+ * Every statement the service runs outside a transaction: each one straight on TypeORM's `pg` pool (no
+ * query runner per statement), in a transaction of its own that carries the service's settings
+ * (`TransactionSettings`: the statement timeout above all), so no statement depends on what its session was
+ * given at connect time. `BEGIN` with the settings, the statement and `COMMIT` go out pipelined: one round
+ * trip, as the statement alone would take (docs/decisions.md "Behind a transaction pooler").
+ *
+ * Statements with a fixed text are prepared (`prepared()`, `StatementVariants`), which saves both Node's and
+ * the database's CPU on the hot paths (docs/benchmarks.md). With `DB_PREPARED_STATEMENTS=false` they all run
+ * unnamed, for a transaction pooler that cannot carry prepared statements from one transaction to the next
+ * (PgBouncer before 1.21). Failures and slow statements are logged as TypeORM's are (same logger, same
+ * `maxQueryExecutionTime`); errors are the driver's own, which the problem filter already maps
+ * (dependency-errors.ts). Anything in a transaction of several statements goes through the transaction's
+ * EntityManager.
  */
 @Injectable()
 export class PooledStatements {
   private readonly pool: Pool;
   private readonly slowMs: number;
+  private readonly begin: string;
+  private readonly named: boolean;
 
-  constructor(private readonly dataSource: DataSource) {
+  constructor(
+    private readonly dataSource: DataSource,
+    settings: TransactionSettings,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
     this.pool = (dataSource.driver as PostgresDriver).master as Pool;
     this.slowMs = dataSource.options.maxQueryExecutionTime ?? Number.POSITIVE_INFINITY;
+    this.begin = `BEGIN; ${settings.sql}`;
+    this.named = config.database.preparedStatements;
   }
 
+  /** The rows of the statement (a SELECT, or a write's RETURNING). */
   async rows<R>(statement: PreparedStatement | string, values: unknown[]): Promise<R[]> {
+    return (await this.run(statement, values)).rows as R[];
+  }
+
+  /** How many rows the statement wrote (an UPDATE or DELETE without RETURNING). */
+  async rowCount(statement: PreparedStatement | string, values: unknown[]): Promise<number> {
+    return (await this.run(statement, values)).rowCount ?? 0;
+  }
+
+  private async run(statement: PreparedStatement | string, values: unknown[]): Promise<QueryResult> {
     const query: QueryConfig =
-      typeof statement === 'string' ? { text: statement, values } : { ...statement, values };
+      typeof statement === 'string' || !this.named
+        ? { text: typeof statement === 'string' ? statement : statement.text, values }
+        : { ...statement, values };
     const started = performance.now();
     try {
-      const result = await this.pool.query(query);
+      const result = await this.inOwnTransaction(query);
       const elapsed = performance.now() - started;
       if (elapsed > this.slowMs) this.dataSource.logger.logQuerySlow(Math.round(elapsed), query.text);
-      return result.rows as R[];
+      return result;
     } catch (error: unknown) {
       this.dataSource.logger.logQueryError(error as Error, query.text, values);
       throw error;
     }
+  }
+
+  /**
+   * The three go out together (the pool's clients pipeline: database-options.ts). A failed statement aborts
+   * the transaction and the `COMMIT` then ends it as a rollback; the client goes back to the pool only once
+   * all three are answered, and is dropped when `BEGIN` or `COMMIT` failed (its connection's state unknown).
+   */
+  private async inOwnTransaction(query: QueryConfig): Promise<QueryResult> {
+    const client: PoolClient = await this.pool.connect();
+    const [begun, ran, committed] = await Promise.allSettled([
+      client.query(this.begin),
+      client.query(query),
+      client.query('COMMIT'),
+    ]);
+    const broken = [begun, committed].find((r) => r.status === 'rejected');
+    client.release(broken ? (broken.reason as Error) : undefined);
+    // The first failure is the cause: after a failed BEGIN the statement fails too, for that reason.
+    if (begun.status === 'rejected') throw begun.reason;
+    if (ran.status === 'rejected') throw ran.reason;
+    if (committed.status === 'rejected') throw committed.reason;
+    return ran.value;
   }
 }

@@ -73,7 +73,7 @@ export class FileUploadsService {
    */
   async discard(file: ReceivedFile): Promise<void> {
     try {
-      await this.storage.delete(this.dataSource.manager, [file.blobKey]);
+      await this.dataSource.transaction((db) => this.storage.delete(db, [file.blobKey]));
     } catch (error: unknown) {
       this.logger.warn({ msg: 'received file not discarded; storage purges it later', err: error });
     }

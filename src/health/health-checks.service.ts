@@ -1,4 +1,4 @@
-import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -6,6 +6,20 @@ import { AppException } from '../problem/app-exception';
 import { JobQueue } from '../queue/job-queue';
 import { RedisHealthIndicator } from './redis.health';
 import { ShutdownState } from './shutdown-state';
+
+/** One check of readiness: `up`, `down` or `not configured`, and what else it says. */
+export interface Check {
+  status: string;
+  [detail: string]: unknown;
+}
+
+/** The body of a 200 from /ready. */
+export interface Readiness {
+  status: 'ok';
+  info: Record<string, Check>;
+  error: Record<string, Check>;
+  details: Record<string, Check>;
+}
 
 /**
  * Liveness, readiness and service metadata, for the HTTP application's operational endpoints and for the
@@ -28,43 +42,44 @@ export class HealthChecks {
   }
 
   /**
-   * Readiness: PostgreSQL and Redis answer, and the process is not shutting down; otherwise 503
-   * SERVICE_UNAVAILABLE naming the failing checks.
+   * Readiness: 503 SERVICE_UNAVAILABLE only when this process cannot serve: PostgreSQL does not answer, or
+   * it is shutting down. Redis is reported, never a reason to refuse traffic: while it is down the API still
+   * serves (rate limits fail open, idempotency keys and tasks live in PostgreSQL; tasks accepted meanwhile
+   * are queued when it is back), so the pods stay in the Service. The body names every check: `info` those
+   * up, `error` those down, `details` all.
    */
-  async readiness(): Promise<HealthCheckResult> {
+  async readiness(): Promise<Readiness> {
     if (this.shutdown.isShuttingDown) {
       throw new AppException('SERVICE_UNAVAILABLE', {
         extensions: { checks: { shutdown: { status: 'down', message: 'shutting down' } } },
       });
     }
-    const redisConfigured = this.config.redis.url !== undefined;
-    try {
-      const result = await this.health.check([
-        async () => {
-          const r = await this.database.pingCheck('database', { timeout: 1_500 });
-          r.database = { ...r.database, mode: this.config.database.embedded ? 'embedded' : 'external' };
-          return r;
-        },
-        ...(redisConfigured ? [() => this.redis.check('redis')] : []),
-        async () => ({ queue: { status: 'up' as const, backend: this.queue.backend } }),
-      ]);
-      // Without REDIS_URL nothing is up or down: say so (in-process queue, in-memory counters).
-      if (!redisConfigured) {
-        const redis = { status: 'not configured', mode: 'in-process queue, in-memory counters' };
-        return {
-          ...result,
-          info: { ...result.info, redis },
-          details: { ...result.details, redis },
-        } as HealthCheckResult;
-      }
-      return result;
-    } catch (error) {
-      if (error instanceof ServiceUnavailableException) {
-        const result = error.getResponse() as HealthCheckResult;
-        throw new AppException('SERVICE_UNAVAILABLE', { extensions: { checks: result.details } });
-      }
-      throw error;
+    const [database, redis] = await Promise.all([
+      this.database.pingCheck('database', { timeout: 1_500 }),
+      this.config.redis.url !== undefined
+        ? this.redis.check('redis')
+        : // Without REDIS_URL nothing is up or down: say so (in-process queue, in-memory counters).
+          { redis: { status: 'not configured', mode: 'in-process queue, in-memory counters' } },
+    ]);
+    const details: Record<string, Check> = {
+      database: { ...database.database, mode: this.config.database.embedded ? 'embedded' : 'external' },
+      redis: redis.redis,
+      // Jobs go through Redis when it is configured: the queue is down with it.
+      queue: {
+        status: this.queue.backend === 'bullmq' ? redis.redis.status : 'up',
+        backend: this.queue.backend,
+      },
+    };
+    if (details.database.status !== 'up') {
+      throw new AppException('SERVICE_UNAVAILABLE', { extensions: { checks: details } });
     }
+    const entries = Object.entries(details);
+    return {
+      status: 'ok',
+      info: Object.fromEntries(entries.filter(([, check]) => check.status !== 'down')),
+      error: Object.fromEntries(entries.filter(([, check]) => check.status === 'down')),
+      details,
+    };
   }
 
   info(): Record<string, string> {

@@ -1,7 +1,7 @@
 import { Controller, Get, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult } from '@nestjs/terminus';
-import { HealthChecks } from './health-checks.service';
+import { HealthChecks, Readiness } from './health-checks.service';
 
 /** Operational endpoints: outside /api, unversioned, no token. */
 @ApiExcludeController()
@@ -16,7 +16,7 @@ export class HealthController {
   }
 
   @Get('ready')
-  readiness(): Promise<HealthCheckResult> {
+  readiness(): Promise<Readiness> {
     return this.checks.readiness();
   }
 

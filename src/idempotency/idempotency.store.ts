@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { prepared, PooledStatements } from '../database/pooled-statements';
@@ -88,7 +87,6 @@ export class IdempotencyStore {
   private readonly ttlSeconds: number;
 
   constructor(
-    private readonly dataSource: DataSource,
     private readonly pooled: PooledStatements,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -167,7 +165,7 @@ export class IdempotencyStore {
   async purgeExpired(): Promise<number> {
     let total = 0;
     for (;;) {
-      const [, deleted] = (await this.dataSource.query(
+      const deleted = await this.pooled.rowCount(
         `DELETE FROM idempotency_keys
           WHERE (caller_id, idempotency_key) IN (
             SELECT caller_id, idempotency_key FROM idempotency_keys
@@ -175,7 +173,7 @@ export class IdempotencyStore {
              LIMIT $1
              FOR UPDATE SKIP LOCKED)`,
         [PURGE_BATCH_SIZE],
-      )) as [unknown, number];
+      );
       total += deleted;
       if (deleted < PURGE_BATCH_SIZE) return total;
     }

@@ -29,24 +29,24 @@ export class ProductsService {
     return product;
   }
 
-  async create(draft: ProductDraft): Promise<Product> {
-    const productId = await this.products.insert({
+  create(draft: ProductDraft): Promise<Product> {
+    return this.products.insert({
       name: draft.name,
       price: draft.price.toFixed(2),
       stock: draft.stock,
       status: draft.status ?? 'ACTIVE',
     });
-    return this.get(productId);
   }
 
   async patch(productId: string, patch: ProductPatch): Promise<Product> {
-    await this.get(productId);
     const changes: ProductChanges = {};
     if (patch.name !== undefined) changes.name = patch.name;
     if (patch.price !== undefined) changes.price = patch.price.toFixed(2);
     if (patch.stock !== undefined) changes.stock = patch.stock;
     if (patch.status !== undefined) changes.status = patch.status;
-    if (Object.keys(changes).length > 0) await this.products.update(productId, changes);
-    return this.get(productId);
+    if (Object.keys(changes).length === 0) return this.get(productId);
+    const updated = await this.products.update(productId, changes);
+    if (!updated) throw new AppException('PRODUCT_NOT_FOUND', { args: { productId } });
+    return updated;
   }
 }

@@ -1,3 +1,4 @@
+import IORedis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { currentTrace, runInTrace, startSpan } from '../tracing/trace-context';
 import { BullMqJobQueue } from './bullmq-job-queue';
@@ -18,6 +19,13 @@ describeWithRedis('BullMqJobQueue', () => {
 
   afterEach(async () => {
     await queue.close();
+  });
+
+  // The queues' keys go with the spec: nothing of it stays in the shared Redis.
+  afterAll(async () => {
+    const redis = new IORedis(redisUrl as string);
+    for (const key of await redis.keys(`${prefix}:*`)) await redis.del(key);
+    redis.disconnect();
   });
 
   it('delivers payloads to the processor in the trace that queued them', async () => {

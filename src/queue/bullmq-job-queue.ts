@@ -34,6 +34,9 @@ const RETENTION = {
   removeOnFail: { age: 7 * 86_400, count: 5_000 },
 };
 
+/** How long a producer call waits for the first connection to Redis (`reachable()`). */
+const READY_WAIT_MS = 1_000;
+
 export interface BullMqTiming {
   /**
    * How long a job whose worker died (killed, partitioned) stays claimed before another worker takes it
@@ -60,6 +63,9 @@ export class BullMqJobQueue extends JobQueue {
 
   private readonly running = new Set<AbortController>();
   private closing = false;
+  private readonly reconnectListeners: Array<() => void> = [];
+  /** Whether the producer connection was ever ready: until then a producer call waits for it, briefly. */
+  private connectedOnce = false;
 
   constructor(
     private readonly redisUrl: string,
@@ -68,16 +74,27 @@ export class BullMqJobQueue extends JobQueue {
     private readonly timing: BullMqTiming = { stalledJobSeconds: 30 },
   ) {
     super();
-    // Producers fail fast while Redis is down instead of queueing commands in memory.
+    // Producers fail fast while Redis is down instead of queueing commands in memory (see `reachable()`).
     this.producerConnection = new IORedis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     this.producerConnection.on('error', () => undefined);
     // Redis may come back without its data (restarted without persistence, failed over to an empty
     // replica): its job schedulers are gone then, and the maintenance jobs (the reconciler among them)
     // would never run again until this process restarted. Every reconnect sets up the missing ones again.
-    this.producerConnection.on('ready', () => void this.restoreSchedules());
+    this.producerConnection.on('ready', () => void this.reconnected());
+  }
+
+  onReconnect(listener: () => void): void {
+    this.reconnectListeners.push(listener);
+  }
+
+  private async reconnected(): Promise<void> {
+    this.connectedOnce = true;
+    await this.restoreSchedules();
+    if (!this.closing) for (const listener of this.reconnectListeners) listener();
   }
 
   async enqueue<T>(queue: string, name: string, data: T, options: EnqueueOptions = {}): Promise<string> {
+    await this.reachable();
     const job = await enqueueTraced({ system: this.backend, queue, name }, data, (traced) =>
       this.queue(queue).add(name, traced, {
         jobId: options.jobId,
@@ -97,8 +114,8 @@ export class BullMqJobQueue extends JobQueue {
   }
 
   /**
-   * Remembered first, then set up (waiting for Redis while it is unreachable): should setting it up fail,
-   * the next reconnect sets it up, as after Redis came back empty (`restoreSchedules`).
+   * Remembered first, then set up if Redis is reachable (`reachable()`): should setting it up fail, the next
+   * reconnect sets it up, as after Redis came back empty (`restoreSchedules`).
    */
   async schedule(queue: string, name: string, everyMs: number): Promise<void> {
     const id = `${queue}.${name}`;
@@ -114,6 +131,7 @@ export class BullMqJobQueue extends JobQueue {
 
   /** One scheduler per id across all processes: upserting it again only refreshes its settings. */
   private async upsertScheduler({ queue, name, everyMs }: Schedule): Promise<void> {
+    await this.reachable();
     await this.queue(queue).upsertJobScheduler(
       `${queue}.${name}`,
       { every: everyMs },
@@ -128,7 +146,7 @@ export class BullMqJobQueue extends JobQueue {
       try {
         if (await this.queue(schedule.queue).getJobScheduler(id)) continue;
         await this.upsertScheduler(schedule);
-        this.logger.warn(`schedule ${id} set up again: Redis came back without it`);
+        this.logger.warn(`schedule ${id} set up after Redis reconnected: Redis did not have it`);
       } catch (error: unknown) {
         const reason = error instanceof Error ? error.message : String(error);
         this.logger.warn(`schedule ${id} not restored after Redis reconnected: ${reason}`);
@@ -137,12 +155,14 @@ export class BullMqJobQueue extends JobQueue {
   }
 
   async jobState(queue: string, jobId: string): Promise<JobState> {
+    await this.reachable();
     const state = await this.queue(queue).getJobState(jobId);
     if (state === 'prioritized' || state === 'waiting-children') return 'waiting';
     return state as JobState;
   }
 
   async depth(queue: string): Promise<number> {
+    await this.reachable();
     const counts = await this.queue(queue).getJobCounts('waiting', 'delayed', 'prioritized');
     return Object.values(counts).reduce((sum, n) => sum + n, 0);
   }
@@ -242,7 +262,12 @@ export class BullMqJobQueue extends JobQueue {
    */
   async closeWorkers(): Promise<void> {
     this.closing = true;
-    const closed = Promise.allSettled(this.workers.map((w) => w.close()));
+    // A worker cut off from Redis can neither finish nor hand back a job (both are Redis commands), and
+    // BullMQ's graceful close would wait for Redis: it closes at once (its job's lock expires, and another
+    // worker takes the job over once Redis is back).
+    const closed = Promise.allSettled(
+      this.workers.map((worker, i) => worker.close(this.workerConnections[i].status !== 'ready')),
+    );
     for (const interrupt of this.running) interrupt.abort();
     await closed;
     this.workers.length = 0;
@@ -255,10 +280,39 @@ export class BullMqJobQueue extends JobQueue {
     this.producerConnection.disconnect();
   }
 
+  /**
+   * Resolves when the producer connection is ready. While Redis is away the caller (a request starting a
+   * task, a metrics scrape) fails at once instead of waiting for it; only a process still making its first
+   * connection waits, at most READY_WAIT_MS.
+   */
+  private async reachable(): Promise<void> {
+    const connection = this.producerConnection;
+    if (connection.status === 'ready') return;
+    if (this.connectedOnce) throw new Error('Redis is not reachable');
+    await new Promise<void>((resolve, reject) => {
+      const ready = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        connection.off('ready', ready);
+        reject(new Error('Redis is not reachable'));
+      }, READY_WAIT_MS);
+      connection.once('ready', ready);
+    });
+  }
+
   private queue(name: string): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new Queue(name, { connection: this.producerConnection, prefix: this.prefix });
+      // Set up without waiting for Redis or asking its version (BullMQ would, from the constructor): a queue
+      // is set up only once `reachable()`, and its workers check the version on their own connections.
+      queue = new Queue(name, {
+        connection: this.producerConnection,
+        prefix: this.prefix,
+        skipWaitingForReady: true,
+        skipVersionCheck: true,
+      });
       queue.on('error', () => undefined);
       this.queues.set(name, queue);
     }

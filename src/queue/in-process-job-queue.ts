@@ -72,6 +72,9 @@ export class InProcessJobQueue extends JobQueue {
     if (this.started) this.drain(queue);
   }
 
+  /** Always reachable: jobs live in this process. */
+  onReconnect(): void {}
+
   /** In one process a schedule is a timer; it runs only where workers run (the `all` role here). */
   async schedule(queue: string, name: string, everyMs: number): Promise<void> {
     this.schedules.set(`${queue}.${name}`, { queue, name, everyMs });

@@ -48,7 +48,7 @@ export const DEFAULT_JOB_ATTEMPTS = 3;
 export const DEFAULT_JOB_BACKOFF_MS = 1_000;
 
 export abstract class JobQueue {
-  /** Adds a job; resolves with its id once the job is durably queued. */
+  /** Adds a job; resolves with its id once the job is durably queued; fails at once while the backend is away. */
   abstract enqueue<T>(queue: string, name: string, data: T, options?: EnqueueOptions): Promise<string>;
 
   /** Registers the processor of a queue; it starts taking jobs only in a process whose role runs workers. */
@@ -67,6 +67,13 @@ export abstract class JobQueue {
 
   /** Jobs waiting or delayed in a queue (for metrics). */
   abstract depth(queue: string): Promise<number>;
+
+  /**
+   * Calls `listener` each time the backend becomes reachable: when this process first reaches it, and after
+   * every outage (never for an in-process queue, which is always reachable). What could not be queued while it
+   * was away can be queued then, without waiting for a schedule.
+   */
+  abstract onReconnect(listener: () => void): void;
 
   /** The backend's name, for /ready and /info. */
   abstract readonly backend: 'bullmq' | 'in-process';

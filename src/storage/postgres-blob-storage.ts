@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { PooledStatements } from '../database/pooled-statements';
 import { BlobStorage, BlobTooLargeError, BlobWriteOptions, StoredBlob } from './blob-storage';
 
 /** Bytes per chunk row: large enough for few round trips, small enough to stay off the heap's radar. */
@@ -19,7 +20,7 @@ const ABANDONED_AFTER = '1 hour';
  */
 @Injectable()
 export class PostgresBlobStorage extends BlobStorage {
-  constructor(private readonly dataSource: DataSource) {
+  constructor(private readonly statements: PooledStatements) {
     super();
   }
 
@@ -35,13 +36,13 @@ export class PostgresBlobStorage extends BlobStorage {
       const data = Buffer.concat(pending, pendingBytes);
       pending = [];
       pendingBytes = 0;
-      await this.dataSource.query('INSERT INTO blob_chunks (blob_key, seq, data) VALUES ($1, $2, $3)', [
+      await this.statements.rowCount('INSERT INTO blob_chunks (blob_key, seq, data) VALUES ($1, $2, $3)', [
         key,
         seq++,
         data,
       ]);
     };
-    await this.dataSource.query('INSERT INTO blobs (blob_key) VALUES ($1)', [key]);
+    await this.statements.rowCount('INSERT INTO blobs (blob_key) VALUES ($1)', [key]);
     try {
       for await (const piece of source) {
         const buffer = Buffer.isBuffer(piece) ? piece : Buffer.from(piece as Uint8Array);
@@ -55,13 +56,13 @@ export class PostgresBlobStorage extends BlobStorage {
       }
       await flush();
       const sha256 = hash.digest('hex');
-      await this.dataSource.query(
+      await this.statements.rowCount(
         'UPDATE blobs SET size = $2, sha256 = $3, written_at = now() WHERE blob_key = $1',
         [key, size, sha256],
       );
       return { key, size, sha256 };
     } catch (error: unknown) {
-      await this.dataSource.query('DELETE FROM blobs WHERE blob_key = $1', [key]).catch(() => undefined);
+      await this.statements.rowCount('DELETE FROM blobs WHERE blob_key = $1', [key]).catch(() => undefined);
       throw error;
     }
   }
@@ -75,12 +76,12 @@ export class PostgresBlobStorage extends BlobStorage {
   }
 
   async open(key: string): Promise<Readable | undefined> {
-    const [blob] = (await this.dataSource.query(
+    const [blob] = await this.statements.rows(
       'SELECT 1 FROM blobs WHERE blob_key = $1 AND written_at IS NOT NULL',
       [key],
-    )) as unknown[];
+    );
     if (!blob) return undefined;
-    const dataSource = this.dataSource;
+    const statements = this.statements;
     let next = 0;
     let done = false;
     // Each read() fetches the next few chunks; the stream asks again only when its consumer drained them.
@@ -88,10 +89,10 @@ export class PostgresBlobStorage extends BlobStorage {
       async read() {
         if (done) return;
         try {
-          const rows = (await dataSource.query(
+          const rows = await statements.rows<{ data: Buffer }>(
             'SELECT data FROM blob_chunks WHERE blob_key = $1 AND seq >= $2 ORDER BY seq LIMIT $3',
             [key, next, CHUNKS_PER_READ],
-          )) as Array<{ data: Buffer }>;
+          );
           next += rows.length;
           if (rows.length < CHUNKS_PER_READ) done = true;
           for (const row of rows) this.push(row.data);
@@ -109,9 +110,9 @@ export class PostgresBlobStorage extends BlobStorage {
   }
 
   async purgeAbandoned(): Promise<number> {
-    const [, deleted] = (await this.dataSource.query(
+    return this.statements.rowCount(
       `DELETE FROM blobs WHERE NOT attached AND created_at < now() - interval '${ABANDONED_AFTER}'`,
-    )) as [unknown[], number];
-    return deleted;
+      [],
+    );
   }
 }

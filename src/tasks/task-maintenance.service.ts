@@ -28,7 +28,10 @@ const RETENTION_BATCH = 500;
  * across replicas on BullMQ, by a timer in the in-process queue):
  * - reconcile: a task whose job never reached the queue (the queue was down) is queued again; one whose
  *   job is gone (ended, failed for good after stalling, lost with an in-process queue on restart) is queued
- *   again, or FAILED once it has used its attempts — no task stays PENDING or PROCESSING without a job;
+ *   again, or FAILED once it has used its attempts — no task stays PENDING or PROCESSING without a job.
+ *   Tasks accepted while the queue was down do not wait for it: they are queued as soon as it answers again
+ *   (`dispatchNeverQueued`, in every process that reconnects; a task's job id makes a second dispatch of it
+ *   a no-op);
  * - retention: tasks finished more than TASK_RETENTION_DAYS ago are deleted with their results and files;
  * - purge-abandoned-blobs: file bytes written but never attached (a crash mid-export or mid-upload).
  */
@@ -47,6 +50,7 @@ export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap {
 
   onModuleInit(): void {
     this.queue.registerProcessor(MAINTENANCE_QUEUE, (job) => this.run(job), { concurrency: 1 });
+    this.queue.onReconnect(() => void this.dispatchNeverQueued());
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -73,6 +77,22 @@ export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap {
     }
     if (requeued + failed > 0) this.logger.log({ msg: 'tasks reconciled', requeued, failed });
     return { requeued, failed };
+  }
+
+  /** Queues the tasks accepted while the queue was down; resolves with how many reached it. */
+  async dispatchNeverQueued(): Promise<number> {
+    let queued = 0;
+    try {
+      for (const task of await this.tasks.neverQueued(RECONCILE_BATCH)) {
+        if (await this.dispatcher.dispatch(task)) queued += 1;
+      }
+    } catch (error: unknown) {
+      // The database may be away too: the reconcile schedule picks them up later.
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ msg: 'tasks accepted while the queue was down not queued yet', reason });
+    }
+    if (queued > 0) this.logger.log({ msg: 'tasks accepted while the queue was down queued', queued });
+    return queued;
   }
 
   private async reconcileOne(task: Task): Promise<'alive' | 'requeued' | 'failed'> {

@@ -36,7 +36,8 @@ export class UsersService {
 
   /** PUT semantics: fields absent from the body are removed. */
   async replaceProfile(userId: string, changes: ProfileChanges): Promise<User> {
-    await this.users.replaceProfile(userId, changes);
-    return this.get(userId);
+    const user = await this.users.replaceProfile(userId, changes);
+    if (!user) throw new AppException('USER_NOT_FOUND', { args: { userId } });
+    return user;
   }
 }

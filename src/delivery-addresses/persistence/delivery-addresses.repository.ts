@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { prepared, PooledStatements } from '../../database/pooled-statements';
 import type { AddressFields, DeliveryAddress } from '../domain/delivery-address';
 
@@ -39,10 +39,7 @@ const ADDRESS_BOOK_LOCK = 0x41444452;
 
 @Injectable()
 export class DeliveryAddressesRepository {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly pooled: PooledStatements,
-  ) {}
+  constructor(private readonly pooled: PooledStatements) {}
 
   /**
    * Serializes the changes of one user's address book until the transaction ends, so "is this the first
@@ -52,15 +49,12 @@ export class DeliveryAddressesRepository {
     await db.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ADDRESS_BOOK_LOCK, userId]);
   }
 
-  async read(
-    userId: string,
-    addressId: string,
-    db: EntityManager = this.dataSource.manager,
-  ): Promise<DeliveryAddress | undefined> {
-    const rows: AddressRow[] = await db.query(
-      `SELECT ${COLUMNS} FROM delivery_addresses WHERE user_id = $1 AND address_id = $2`,
-      [userId, addressId],
-    );
+  /** The user's address, in the caller's transaction when given. */
+  async read(userId: string, addressId: string, db?: EntityManager): Promise<DeliveryAddress | undefined> {
+    const text = `SELECT ${COLUMNS} FROM delivery_addresses WHERE user_id = $1 AND address_id = $2`;
+    const rows = db
+      ? ((await db.query(text, [userId, addressId])) as AddressRow[])
+      : await this.pooled.rows<AddressRow>(text, [userId, addressId]);
     return rows[0] ? toAddress(rows[0]) : undefined;
   }
 
@@ -74,14 +68,17 @@ export class DeliveryAddressesRepository {
     userId: string,
     window: { limit: number; offset: number },
   ): Promise<{ addresses: DeliveryAddress[]; total: number }> {
-    const [rows, [{ total }]] = (await Promise.all([
-      this.dataSource.query(
+    const [rows, [{ total }]] = await Promise.all([
+      this.pooled.rows<AddressRow>(
         `SELECT ${COLUMNS} FROM delivery_addresses WHERE user_id = $1
          ORDER BY created_at DESC, address_id DESC LIMIT $2 OFFSET $3`,
         [userId, window.limit, window.offset],
       ),
-      this.dataSource.query('SELECT count(*) AS total FROM delivery_addresses WHERE user_id = $1', [userId]),
-    ])) as [AddressRow[], Array<{ total: string }>];
+      this.pooled.rows<{ total: string }>(
+        'SELECT count(*) AS total FROM delivery_addresses WHERE user_id = $1',
+        [userId],
+      ),
+    ]);
     return { addresses: rows.map(toAddress), total: Number(total) };
   }
 

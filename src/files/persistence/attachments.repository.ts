@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { PooledStatements } from '../../database/pooled-statements';
 import type { Attachment, FileOwner, ReceivedFile } from '../domain/attachment';
 import type { FileType } from '../domain/file-type';
 
 /**
  * Every statement on `attachments`: services hold rules and transactions, this holds SQL. Writes take the
- * `EntityManager` of the caller's transaction; reads default to the pool.
+ * `EntityManager` of the caller's transaction; reads are pooled statements.
  */
 
 interface AttachmentRow {
@@ -21,11 +22,19 @@ interface AttachmentRow {
   description: string | null;
   blob_key: string;
   uploaded_by: string;
-  uploaded_at: Date | string;
+  /** A column's time stamp, or epoch milliseconds in JSON (`JSON_COLUMNS`). */
+  uploaded_at: Date | number;
 }
 
-const COLUMNS = `attachment_id, order_id, avatar_of, file_name, declared_type, content_type, size, sha256,
-  description, blob_key, uploaded_by, uploaded_at`;
+const COLUMNS_BUT_UPLOAD_TIME = `attachment_id, order_id, avatar_of, file_name, declared_type, content_type,
+  size, sha256, description, blob_key, uploaded_by`;
+const COLUMNS = `${COLUMNS_BUT_UPLOAD_TIME}, uploaded_at`;
+/**
+ * The columns for a row built into JSON: a time stamp's JSON text carries the offset of the session's time
+ * zone (`-03:30:52` in some zones' past, which `Date` cannot parse), so the upload time travels as epoch
+ * milliseconds.
+ */
+const JSON_COLUMNS = `${COLUMNS_BUT_UPLOAD_TIME}, extract(epoch FROM uploaded_at) * 1000 AS uploaded_at`;
 
 function toAttachment(row: AttachmentRow): Attachment {
   const attachment: Attachment = {
@@ -55,7 +64,7 @@ export function isMissingOwner(error: unknown): boolean {
 
 @Injectable()
 export class AttachmentsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly statements: PooledStatements) {}
 
   /** Stores the metadata of a received file for its owner. A vanished owner fails (see `isMissingOwner`). */
   async insert(
@@ -90,21 +99,21 @@ export class AttachmentsRepository {
     orderId: string,
     paging: { limit: number; offset: number },
   ): Promise<{ attachments: Attachment[]; total: number }> {
-    const [row] = (await this.dataSource.query(
+    const [row] = await this.statements.rows<{ total: string; attachments: AttachmentRow[] }>(
       `SELECT (SELECT count(*) FROM attachments WHERE order_id = $1)::bigint AS total,
          COALESCE((SELECT json_agg(p ORDER BY p.uploaded_at, p.attachment_id)
-           FROM (SELECT ${COLUMNS} FROM attachments WHERE order_id = $1
+           FROM (SELECT ${JSON_COLUMNS} FROM attachments WHERE order_id = $1
                  ORDER BY uploaded_at, attachment_id LIMIT $2 OFFSET $3) p), '[]'::json) AS attachments`,
       [orderId, paging.limit, paging.offset],
-    )) as Array<{ total: string; attachments: AttachmentRow[] }>;
+    );
     return { attachments: row.attachments.map(toAttachment), total: Number(row.total) };
   }
 
   async findOfOrder(orderId: string, attachmentId: string): Promise<Attachment | undefined> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.statements.rows<AttachmentRow>(
       `SELECT ${COLUMNS} FROM attachments WHERE order_id = $1 AND attachment_id = $2`,
       [orderId, attachmentId],
-    )) as AttachmentRow[];
+    );
     return rows[0] ? toAttachment(rows[0]) : undefined;
   }
 
@@ -126,9 +135,10 @@ export class AttachmentsRepository {
   }
 
   async findAvatar(userId: string): Promise<Attachment | undefined> {
-    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM attachments WHERE avatar_of = $1`, [
-      userId,
-    ])) as AttachmentRow[];
+    const rows = await this.statements.rows<AttachmentRow>(
+      `SELECT ${COLUMNS} FROM attachments WHERE avatar_of = $1`,
+      [userId],
+    );
     return rows[0] ? toAttachment(rows[0]) : undefined;
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { CreationKey } from '../domain/order-aggregates';
+import { PooledStatements } from '../../database/pooled-statements';
 import { ORDER_SQL } from './order-json.sql';
 import { instantKeyText } from './order-list.sql';
 
@@ -9,7 +9,7 @@ const V1_BODY = ORDER_SQL.body('v1');
 /** The statements of customer exports: a customer's orders, a keyset chunk at a time, as v1 serves them. */
 @Injectable()
 export class OrderExportsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly pooled: PooledStatements) {}
 
   /**
    * A customer's orders in creation order, `limit` at a time after `after` (keyset: the customer index
@@ -21,7 +21,7 @@ export class OrderExportsRepository {
     after: CreationKey | undefined,
     limit: number,
   ): Promise<{ bodies: string[]; last?: CreationKey }> {
-    const rows: Array<{ body: string; created_at: string; order_id: string }> = await this.dataSource.query(
+    const rows = await this.pooled.rows<{ body: string; created_at: string; order_id: string }>(
       `SELECT ${V1_BODY} AS body, o.order_id,
          ${instantKeyText('o.created_at')} AS created_at
        FROM orders o
@@ -38,10 +38,10 @@ export class OrderExportsRepository {
   }
 
   async countCustomerOrders(customerId: string): Promise<number> {
-    const [{ n }] = (await this.dataSource.query(
+    const [{ n }] = await this.pooled.rows<{ n: string }>(
       'SELECT count(*)::bigint AS n FROM orders WHERE customer_id = $1',
       [customerId],
-    )) as Array<{ n: string }>;
+    );
     return Number(n);
   }
 }

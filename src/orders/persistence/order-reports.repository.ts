@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { CreationKey, CreationRange, OrderAggregateChunk } from '../domain/order-aggregates';
+import { PooledStatements } from '../../database/pooled-statements';
 import { instantKeyText } from './order-list.sql';
 
 /** The statements of reports: sums over the orders created in a range, a keyset chunk at a time. */
 @Injectable()
 export class OrderReportsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly pooled: PooledStatements) {}
 
   async countCreatedIn(range: CreationRange): Promise<number> {
-    const [{ n }] = (await this.dataSource.query(
+    const [{ n }] = await this.pooled.rows<{ n: string }>(
       `SELECT count(*)::bigint AS n FROM orders
        WHERE created_at >= ($1::date)::timestamp AT TIME ZONE 'UTC' AND created_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'`,
       [range.dateFrom, range.dateTo],
-    )) as Array<{ n: string }>;
+    );
     return Number(n);
   }
 
@@ -26,7 +26,14 @@ export class OrderReportsRepository {
     after: CreationKey | undefined,
     limit: number,
   ): Promise<OrderAggregateChunk> {
-    const [row] = (await this.dataSource.query(
+    const [row] = await this.pooled.rows<{
+      orders: number;
+      last: CreationKey | null;
+      days: OrderAggregateChunk['days'];
+      products: Array<
+        Omit<OrderAggregateChunk['products'][number], 'quantity'> & { quantity: number | string }
+      >;
+    }>(
       `WITH chunk AS (
          SELECT order_id, created_at, status, total_amount FROM orders
          WHERE created_at >= ($1::date)::timestamp AT TIME ZONE 'UTC'
@@ -51,14 +58,7 @@ export class OrderReportsRepository {
             GROUP BY i.product_id) p), '[]'::json)
            AS products`,
       [range.dateFrom, range.dateTo, after?.createdAt ?? null, after?.orderId ?? null, limit],
-    )) as Array<{
-      orders: number;
-      last: CreationKey | null;
-      days: OrderAggregateChunk['days'];
-      products: Array<
-        Omit<OrderAggregateChunk['products'][number], 'quantity'> & { quantity: number | string }
-      >;
-    }>;
+    );
     return {
       orders: row.orders,
       ...(row.last ? { last: row.last } : {}),

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type {
   DeliveryAddress,
   Order,

@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { prepared, PooledStatements } from '../../database/pooled-statements';
 import type { Product, ProductStatus } from '../domain/product';
-import { ProductEntity } from './product.entity';
 
 export interface NewProduct {
   name: string;
@@ -39,25 +37,41 @@ const READ_FOR_SALE = prepared(
    FROM products WHERE product_id = ANY($1::uuid[])`,
 );
 
+/** The columns of a `Product`. */
+const PRODUCT_COLUMNS = `product_id AS "productId", name, price::text AS price, stock, status,
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** The column of each field a product's change may set. */
+const CHANGEABLE_COLUMNS: Record<keyof ProductChanges, string> = {
+  name: 'name',
+  price: 'price',
+  stock: 'stock',
+  status: 'status',
+};
+
 /** Every statement on `products`. Stock statements take the caller's transaction. */
 @Injectable()
 export class ProductsRepository {
-  constructor(
-    @InjectRepository(ProductEntity) private readonly products: Repository<ProductEntity>,
-    private readonly pooled: PooledStatements,
-  ) {}
+  constructor(private readonly pooled: PooledStatements) {}
 
+  /** A page of the catalogue, newest first, and how many products there are. */
   async page(paging: { limit: number; offset: number }): Promise<{ products: Product[]; total: number }> {
-    const [products, total] = await this.products.findAndCount({
-      order: { createdAt: 'DESC', productId: 'DESC' },
-      skip: paging.offset,
-      take: paging.limit,
-    });
+    const [products, [{ total }]] = await Promise.all([
+      this.pooled.rows<Product>(
+        `SELECT ${PRODUCT_COLUMNS} FROM products ORDER BY created_at DESC, product_id DESC LIMIT $1 OFFSET $2`,
+        [paging.limit, paging.offset],
+      ),
+      this.pooled.rows<{ total: number }>('SELECT count(*)::int AS total FROM products', []),
+    ]);
     return { products, total };
   }
 
-  read(productId: string): Promise<Product | null> {
-    return this.products.findOne({ where: { productId } });
+  async read(productId: string): Promise<Product | undefined> {
+    const [product] = await this.pooled.rows<Product>(
+      `SELECT ${PRODUCT_COLUMNS} FROM products WHERE product_id = $1`,
+      [productId],
+    );
+    return product;
   }
 
   /** The products of `ids` that exist, in the caller's transaction when given. */
@@ -68,16 +82,24 @@ export class ProductsRepository {
       : this.pooled.rows<ProductSaleRow>(READ_FOR_SALE, [ids]);
   }
 
-  async insert(product: NewProduct): Promise<string> {
-    const saved = await this.products.save(this.products.create(product));
-    return saved.productId;
+  async insert(product: NewProduct): Promise<Product> {
+    const [created] = await this.pooled.rows<Product>(
+      `INSERT INTO products (name, price, stock, status) VALUES ($1, $2, $3, $4) RETURNING ${PRODUCT_COLUMNS}`,
+      [product.name, product.price, product.stock, product.status],
+    );
+    return created;
   }
 
-  async update(productId: string, changes: ProductChanges): Promise<void> {
-    await this.products.update(
-      { productId },
-      { ...changes, version: () => 'version + 1', updatedAt: () => 'now()' },
+  /** Sets the fields `changes` names (at least one), a new version; the product afterwards, if it exists. */
+  async update(productId: string, changes: ProductChanges): Promise<Product | undefined> {
+    const fields = Object.keys(changes) as Array<keyof ProductChanges>;
+    const [updated] = await this.pooled.rows<Product>(
+      `UPDATE products SET ${fields.map((f, i) => `${CHANGEABLE_COLUMNS[f]} = $${i + 2}`).join(', ')},
+         version = version + 1, updated_at = now()
+       WHERE product_id = $1 RETURNING ${PRODUCT_COLUMNS}`,
+      [productId, ...fields.map((f) => changes[f])],
     );
+    return updated;
   }
 
   /** Takes `quantity` from the stock if that much is left; false otherwise (a conditional update, no race). */

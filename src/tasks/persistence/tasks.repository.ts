@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { PooledStatements } from '../../database/pooled-statements';
 import type { ReportBody } from '../domain/report';
 import type {
   Task,
@@ -79,7 +80,7 @@ export interface StoredExport {
  */
 @Injectable()
 export class TasksRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly statements: PooledStatements) {}
 
   async insert<T extends TaskType>(
     type: T,
@@ -87,7 +88,7 @@ export class TasksRepository {
     parameters: TaskParametersByType[T],
     traceparent: string | undefined,
   ): Promise<Task<T>> {
-    const rows: TaskRow[] = await this.dataSource.query(
+    const rows = await this.statements.rows<TaskRow>(
       'INSERT INTO tasks (type, owner_id, parameters, traceparent) VALUES ($1, $2, $3, $4) RETURNING *',
       [type, ownerId, JSON.stringify(parameters), traceparent ?? null],
     );
@@ -95,13 +96,13 @@ export class TasksRepository {
   }
 
   async read(taskId: string): Promise<Task | undefined> {
-    const rows: TaskRow[] = await this.dataSource.query('SELECT * FROM tasks WHERE task_id = $1', [taskId]);
+    const rows = await this.statements.rows<TaskRow>('SELECT * FROM tasks WHERE task_id = $1', [taskId]);
     return rows[0] ? toTask(rows[0]) : undefined;
   }
 
   /** The job carrying the task reached the queue. */
   async markQueued(taskId: string, jobId: string): Promise<void> {
-    await this.dataSource.query('UPDATE tasks SET job_id = $2, queued_at = now() WHERE task_id = $1', [
+    await this.statements.rowCount('UPDATE tasks SET job_id = $2, queued_at = now() WHERE task_id = $1', [
       taskId,
       jobId,
     ]);
@@ -109,22 +110,22 @@ export class TasksRepository {
 
   /** A run begins: PENDING (or a PROCESSING run taken over) becomes PROCESSING; undefined if it ended meanwhile. */
   async start(taskId: string): Promise<Task | undefined> {
-    const [rows] = (await this.dataSource.query(
+    const rows = await this.statements.rows<TaskRow>(
       `UPDATE tasks SET status = 'PROCESSING', attempts = attempts + 1, started_at = COALESCE(started_at, now()),
          updated_at = now()
        WHERE task_id = $1 AND ${UNFINISHED} RETURNING *`,
       [taskId],
-    )) as UpdateResult<TaskRow>;
+    );
     return rows[0] ? toTask(rows[0]) : undefined;
   }
 
   /** Records progress (never lowering it); false when the task is no longer PROCESSING (cancelled). */
   async progress(taskId: string, percent: number): Promise<boolean> {
-    const [, updated] = (await this.dataSource.query(
+    const updated = await this.statements.rowCount(
       `UPDATE tasks SET progress = GREATEST(progress, $2), updated_at = now()
        WHERE task_id = $1 AND status = 'PROCESSING'`,
       [taskId, percent],
-    )) as UpdateResult<unknown>;
+    );
     return updated === 1;
   }
 
@@ -141,26 +142,35 @@ export class TasksRepository {
 
   /** FAILED with the stored error; false when it had already ended (cancelled, completed). */
   async fail(taskId: string, error: TaskError): Promise<boolean> {
-    const [, updated] = (await this.dataSource.query(
+    const updated = await this.statements.rowCount(
       `UPDATE tasks SET status = 'FAILED', error_code = $2, error_args = $3, completed_at = now(), updated_at = now()
        WHERE task_id = $1 AND ${UNFINISHED}`,
       [taskId, error.code, JSON.stringify(error.args)],
-    )) as UpdateResult<unknown>;
+    );
     return updated === 1;
   }
 
   /** CANCELLED if it was still PENDING or PROCESSING; undefined otherwise. */
   async cancel(taskId: string): Promise<Task | undefined> {
-    const [rows] = (await this.dataSource.query(
+    const rows = await this.statements.rows<TaskRow>(
       `UPDATE tasks SET status = 'CANCELLED', updated_at = now() WHERE task_id = $1 AND ${UNFINISHED} RETURNING *`,
       [taskId],
-    )) as UpdateResult<TaskRow>;
+    );
     return rows[0] ? toTask(rows[0]) : undefined;
+  }
+
+  /** Tasks whose job never reached the queue (it was down when they were accepted), oldest first. */
+  async neverQueued(limit: number): Promise<Task[]> {
+    const rows = await this.statements.rows<TaskRow>(
+      `SELECT * FROM tasks WHERE ${UNFINISHED} AND job_id IS NULL ORDER BY created_at LIMIT $1`,
+      [limit],
+    );
+    return rows.map(toTask);
   }
 
   /** Unfinished tasks whose last sign of life (queued, started, progress) is older than `seconds`. */
   async quietUnfinished(seconds: number, limit: number): Promise<Task[]> {
-    const rows: TaskRow[] = await this.dataSource.query(
+    const rows = await this.statements.rows<TaskRow>(
       `SELECT * FROM tasks WHERE ${UNFINISHED}
          AND GREATEST(created_at, queued_at, updated_at) < now() - make_interval(secs => $1)
        ORDER BY created_at LIMIT $2`,
@@ -178,8 +188,12 @@ export class TasksRepository {
   }
 
   async readReport(reportId: string): Promise<StoredReport | undefined> {
-    const rows: Array<{ report_id: string; owner_id: string; body: ReportBody; created_at: Date }> =
-      await this.dataSource.query('SELECT * FROM reports WHERE report_id = $1', [reportId]);
+    const rows = await this.statements.rows<{
+      report_id: string;
+      owner_id: string;
+      body: ReportBody;
+      created_at: Date;
+    }>('SELECT * FROM reports WHERE report_id = $1', [reportId]);
     const row = rows[0];
     return (
       row && { reportId: row.report_id, ownerId: row.owner_id, body: row.body, createdAt: row.created_at }
@@ -210,7 +224,7 @@ export class TasksRepository {
   }
 
   async readExport(exportId: string): Promise<StoredExport | undefined> {
-    const rows: Array<{
+    const rows = await this.statements.rows<{
       export_id: string;
       owner_id: string;
       customer_id: string;
@@ -219,7 +233,7 @@ export class TasksRepository {
       blob_key: string;
       size: string;
       sha256: string;
-    }> = await this.dataSource.query('SELECT * FROM exports WHERE export_id = $1', [exportId]);
+    }>('SELECT * FROM exports WHERE export_id = $1', [exportId]);
     const row = rows[0];
     return (
       row && {
@@ -238,6 +252,7 @@ export class TasksRepository {
   /**
    * Deletes up to `limit` tasks that finished more than `days` ago, with their results, in the caller's
    * transaction; resolves with the blob keys of the deleted exports (to delete in the same transaction).
+   * Days of 24 hours: an interval in days would follow the session time zone's daylight-saving shifts.
    */
   async deleteFinishedBefore(
     db: EntityManager,
@@ -248,7 +263,7 @@ export class TasksRepository {
       `WITH expired AS (
          SELECT task_id FROM tasks
          WHERE status IN ('COMPLETED', 'FAILED', 'CANCELLED')
-           AND COALESCE(completed_at, updated_at) < now() - make_interval(days => $1)
+           AND COALESCE(completed_at, updated_at) < now() - make_interval(hours => 24 * $1)
          ORDER BY COALESCE(completed_at, updated_at) LIMIT $2
          FOR UPDATE SKIP LOCKED),
        files AS (SELECT e.blob_key FROM exports e JOIN expired USING (task_id)),

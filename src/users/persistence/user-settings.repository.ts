@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { PooledStatements } from '../../database/pooled-statements';
 import type { Language } from '../../problem/language';
 
 /** A user's settings as stored: the language of localized text without Accept-Language, notifications. */
@@ -21,10 +21,10 @@ const toSettings = (row: SettingsRow): StoredUserSettings => ({
 /** Every statement on `user_settings`. */
 @Injectable()
 export class UserSettingsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly statements: PooledStatements) {}
 
   async read(userId: string): Promise<StoredUserSettings | undefined> {
-    const rows: SettingsRow[] = await this.dataSource.query(
+    const rows = await this.statements.rows<SettingsRow>(
       'SELECT language, notifications_enabled FROM user_settings WHERE user_id = $1',
       [userId],
     );
@@ -33,7 +33,7 @@ export class UserSettingsRepository {
 
   /** Stores the whole settings of a user (insert or replace) and returns them as stored. */
   async write(userId: string, settings: StoredUserSettings): Promise<StoredUserSettings> {
-    const rows: SettingsRow[] = await this.dataSource.query(
+    const rows = await this.statements.rows<SettingsRow>(
       `INSERT INTO user_settings (user_id, language, notifications_enabled) VALUES ($1, $2, $3)
        ON CONFLICT (user_id) DO UPDATE
          SET language = EXCLUDED.language, notifications_enabled = EXCLUDED.notifications_enabled,
@@ -46,7 +46,7 @@ export class UserSettingsRepository {
 
   /** The stored language alone: one primary-key read, on the path of localized text. */
   async languageOf(userId: string): Promise<Language | undefined> {
-    const rows: Array<{ language: Language }> = await this.dataSource.query(
+    const rows = await this.statements.rows<{ language: Language }>(
       'SELECT language FROM user_settings WHERE user_id = $1',
       [userId],
     );

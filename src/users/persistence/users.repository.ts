@@ -1,17 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { PooledStatements } from '../../database/pooled-statements';
 import type { ProfileChanges, User } from '../domain/user';
-import { UserEntity } from './user.entity';
+
+/** The columns of a `User`. */
+const USER_COLUMNS = `user_id AS "userId", roles, display_name AS "displayName", email, region_id AS "regionId",
+  segment, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /** Every statement on `users`. */
 @Injectable()
 export class UsersRepository {
-  constructor(@InjectRepository(UserEntity) private readonly users: Repository<UserEntity>) {}
+  constructor(private readonly statements: PooledStatements) {}
 
   /** Creates the profile row of `userId` with `roles`, or brings its roles in step with them. */
   async upsertRoles(userId: string, roles: readonly string[]): Promise<void> {
-    await this.users.query(
+    await this.statements.rows(
       `INSERT INTO users (user_id, roles) VALUES ($1, $2)
        ON CONFLICT (user_id) DO UPDATE SET roles = EXCLUDED.roles WHERE users.roles IS DISTINCT FROM EXCLUDED.roles`,
       [userId, roles],
@@ -20,28 +22,36 @@ export class UsersRepository {
 
   /** Creates a customer's profile row unless there is one. */
   async insertCustomer(userId: string): Promise<void> {
-    await this.users.query(
+    await this.statements.rows(
       `INSERT INTO users (user_id, roles) VALUES ($1, '{CUSTOMER}') ON CONFLICT DO NOTHING`,
       [userId],
     );
   }
 
-  read(userId: string): Promise<User | null> {
-    return this.users.findOne({ where: { userId } });
+  async read(userId: string): Promise<User | undefined> {
+    const [user] = await this.statements.rows<User>(`SELECT ${USER_COLUMNS} FROM users WHERE user_id = $1`, [
+      userId,
+    ]);
+    return user;
   }
 
-  /** Replaces the profile's fields (absent ones become NULL), bumping its version. */
-  async replaceProfile(userId: string, changes: ProfileChanges): Promise<void> {
-    await this.users.update(
-      { userId },
-      {
-        displayName: changes.displayName ?? null,
-        email: changes.email ?? null,
-        regionId: changes.regionId ?? null,
-        segment: changes.segment ?? null,
-        updatedAt: () => 'now()',
-        version: () => 'version + 1',
-      },
+  /**
+   * Replaces the profile's fields (absent ones become NULL), bumping its version; the profile as stored
+   * afterwards, or undefined when there is none.
+   */
+  async replaceProfile(userId: string, changes: ProfileChanges): Promise<User | undefined> {
+    const [user] = await this.statements.rows<User>(
+      `UPDATE users SET display_name = $2, email = $3, region_id = $4, segment = $5, updated_at = now(),
+         version = version + 1
+       WHERE user_id = $1 RETURNING ${USER_COLUMNS}`,
+      [
+        userId,
+        changes.displayName ?? null,
+        changes.email ?? null,
+        changes.regionId ?? null,
+        changes.segment ?? null,
+      ],
     );
+    return user;
   }
 }

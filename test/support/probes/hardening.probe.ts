@@ -1,5 +1,5 @@
 import { Get, Module, Query } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { PooledStatements } from '../../../src/database/pooled-statements';
 import { VersionedController } from '../../../src/versioning/api-version';
 
 export const HARDENING_PROBE_PATH = '/api/v1/hardening-probe';
@@ -7,12 +7,12 @@ export const HARDENING_PROBE_PATH = '/api/v1/hardening-probe';
 /** Test-only routes that make the database fail the ways production can: slow, or not there. */
 @VersionedController('hardening-probe', 1)
 class HardeningProbeController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly statements: PooledStatements) {}
 
   /** A statement that runs `ms` milliseconds: past the statement timeout, PostgreSQL cancels it. */
   @Get('sleep')
   async sleep(@Query('ms') ms: string): Promise<{ slept: number }> {
-    await this.dataSource.query('SELECT pg_sleep($1::int / 1000.0)', [Number(ms)]);
+    await this.statements.rows('SELECT pg_sleep($1::int / 1000.0)', [Number(ms)]);
     return { slept: Number(ms) };
   }
 

@@ -1,0 +1,298 @@
+import { Queue } from 'bullmq';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import * as net from 'node:net';
+import { IDEMPOTENCY_MAINTENANCE_QUEUE } from '../src/idempotency/idempotency.cleanup';
+import { BullMqJobQueue } from '../src/queue/bullmq-job-queue';
+import { MAINTENANCE_JOBS, MAINTENANCE_QUEUE } from '../src/tasks/task-maintenance.service';
+import { adminClient } from './support/callers';
+import { ApiClient, withIdempotencyKey } from './support/http-client';
+import { freePort } from './support/net';
+import { ORDERS } from './support/orders';
+import { expectProblem } from './support/problem';
+import { bootTestApp, TestApp } from './support/test-app';
+
+/**
+ * Readiness says whether the pod can serve: PostgreSQL must answer, Redis need not. A private redis-server
+ * (never the shared one) is stopped and started again under a running app; it comes back empty (no
+ * persistence), as a crashed cache-mode Redis or a failover to an empty replica does. PostgreSQL is taken away
+ * by cutting a TCP relay between the app and the run's database.
+ */
+const redisServer = (() => {
+  try {
+    return execFileSync('sh', ['-c', 'command -v redis-server']).toString().trim();
+  } catch {
+    return '';
+  }
+})();
+const describeWithRedis = redisServer ? describe : describe.skip;
+
+function startRedis(port: number): ChildProcess {
+  return spawn(
+    redisServer,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+}
+
+function accepting(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) =>
+    net
+      .connect(port, '127.0.0.1')
+      .once('connect', function (this: net.Socket) {
+        this.destroy();
+        resolve(true);
+      })
+      .once('error', () => resolve(false)),
+  );
+}
+
+async function until<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (accept(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const readyOf = (t: TestApp) => () =>
+  t.app.inject({ method: 'GET', url: '/ready', headers: { 'accept-language': 'en' } });
+
+describeWithRedis('readiness and tasks while Redis goes away and comes back', () => {
+  let t: TestApp;
+  let redis: ChildProcess;
+  let port: number;
+  let admin: ApiClient;
+  let ready: ReturnType<typeof readyOf>;
+
+  beforeAll(async () => {
+    port = await freePort();
+    redis = startRedis(port);
+    await until(
+      () => accepting(port),
+      (ok) => ok,
+      5_000,
+    );
+    t = await bootTestApp({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    admin = await adminClient(t);
+    ready = readyOf(t);
+  });
+
+  afterAll(async () => {
+    redis.kill('SIGKILL');
+    await t.close();
+  });
+
+  async function stopRedis(): Promise<void> {
+    redis.kill('SIGKILL');
+    await until(
+      () => accepting(port),
+      (ok) => !ok,
+      5_000,
+    );
+  }
+
+  it('stays 200 while Redis is down, reporting it down, and serves; up again once it returns', async () => {
+    const up = await ready();
+    expect(up.statusCode).toBe(200);
+    expect(up.json()).toMatchObject({
+      status: 'ok',
+      details: { database: { status: 'up' }, redis: { status: 'up' }, queue: { status: 'up' } },
+    });
+
+    await stopRedis();
+    const down = await until(ready, (res) => res.json().details.redis.status === 'down', 5_000);
+    expect(down.statusCode).toBe(200);
+    expect(down.json()).toMatchObject({
+      status: 'ok',
+      info: { database: { status: 'up' } },
+      error: { redis: { status: 'down' }, queue: { status: 'down', backend: 'bullmq' } },
+      details: { database: { status: 'up' }, redis: { status: 'down' } },
+    });
+    // The API serves meanwhile: rate limits fail open (no RateLimit headers), orders live in PostgreSQL.
+    const list = await admin('GET', `${ORDERS}?size=1`);
+    expect(list.statusCode).toBe(200);
+    expect(list.headers['ratelimit-limit']).toBeUndefined();
+
+    redis = startRedis(port);
+    const back = await until(ready, (res) => res.json().details.redis.status === 'up', 15_000);
+    expect(back.statusCode).toBe(200);
+    expect(back.json().error).toEqual({});
+  }, 30_000);
+
+  it('a task accepted while Redis is down runs as soon as Redis is back', async () => {
+    await stopRedis();
+    await until(ready, (res) => res.json().details.redis.status === 'down', 5_000);
+    const today = new Date().toISOString().slice(0, 10);
+    const accepted = await admin('POST', '/api/v1/reports/generate', {
+      body: { dateFrom: today, dateTo: today },
+      headers: withIdempotencyKey(),
+    });
+    expect(accepted.statusCode).toBe(202);
+    const location = String(accepted.headers.location);
+    expect((await admin('GET', location)).json()).toMatchObject({ status: 'PENDING' });
+
+    redis = startRedis(port);
+    // Well before the reconcile schedule would find it (a task quiet 30 s, checked every 30 s): the service
+    // queues what it accepted meanwhile as soon as it reconnects.
+    const task = await until(
+      async () => (await admin('GET', location)).json<{ status: string; resultUrl?: string }>(),
+      (body) => body.status === 'COMPLETED',
+      15_000,
+    );
+    expect(task).toMatchObject({
+      status: 'COMPLETED',
+      resultUrl: expect.stringMatching(/^\/api\/v1\/reports\//),
+    });
+  }, 40_000);
+
+  it('a process that starts while Redis is down starts, and is ready', async () => {
+    await stopRedis();
+    const started = Date.now();
+    const late = await bootTestApp({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    try {
+      const res = await readyOf(late)();
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({
+        details: { database: { status: 'up' }, redis: { status: 'down' } },
+      });
+      // Nothing waited for Redis: a start is seconds, not the outage.
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await late.close();
+      redis = startRedis(port);
+    }
+  }, 30_000);
+
+  it('sets up the maintenance schedules again when Redis comes back without its data', async () => {
+    const queues = [MAINTENANCE_QUEUE, IDEMPOTENCY_MAINTENANCE_QUEUE].map((name) => {
+      const queue = new Queue(name, {
+        connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },
+        prefix: `${t.config.redis.keyPrefix}:bull`,
+      });
+      queue.on('error', () => undefined);
+      return queue;
+    });
+    const schedulers = async () =>
+      (await Promise.all(queues.map((queue) => queue.getJobSchedulers().catch(() => []))))
+        .flat()
+        .map((s) => s.key)
+        .sort();
+    const expected = [
+      ...Object.keys(MAINTENANCE_JOBS).map((name) => `${MAINTENANCE_QUEUE}.${name}`),
+      `${IDEMPOTENCY_MAINTENANCE_QUEUE}.purge-expired`,
+    ].sort();
+    try {
+      expect(await until(schedulers, (keys) => keys.length === expected.length, 10_000)).toEqual(expected);
+
+      await stopRedis();
+      await until(ready, (res) => res.json().details.redis.status === 'down', 5_000);
+      redis = startRedis(port);
+      // Empty at first; the service upserts its schedulers as soon as it has reconnected.
+      expect(await until(schedulers, (keys) => keys.length === expected.length, 15_000)).toEqual(expected);
+    } finally {
+      await Promise.all(queues.map((queue) => queue.close()));
+    }
+  }, 40_000);
+});
+
+describeWithRedis('a schedule given while Redis is down', () => {
+  it('is set up once Redis is reachable, without the caller trying again', async () => {
+    const port = await freePort();
+    const prefix = `os-schedule-${port}`;
+    const adapter = new BullMqJobQueue(`redis://127.0.0.1:${port}`, prefix, false);
+    let redis: ChildProcess | undefined;
+    const queue = new Queue('late', {
+      connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },
+      prefix,
+    });
+    queue.on('error', () => undefined);
+    try {
+      // Given while nothing listens on the port yet.
+      const scheduled = adapter.schedule('late', 'tick', 60_000);
+      redis = startRedis(port);
+      await scheduled;
+      const keys = await until(
+        async () => (await queue.getJobSchedulers().catch(() => [])).map((s) => s.key),
+        (found) => found.length > 0,
+        15_000,
+      );
+      expect(keys).toEqual(['late.tick']);
+    } finally {
+      await queue.close();
+      await adapter.close();
+      redis?.kill('SIGKILL');
+    }
+  }, 30_000);
+});
+
+/** A TCP relay to the run's database that can be cut (its connections reset, new ones refused) and restored. */
+class Relay {
+  private server?: net.Server;
+  private readonly sockets = new Set<net.Socket>();
+
+  constructor(
+    readonly port: number,
+    private readonly target: { host: string; port: number },
+  ) {}
+
+  async open(): Promise<void> {
+    const server = net.createServer((client) => {
+      const upstream = net.connect(this.target.port, this.target.host);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.once('close', () => this.sockets.delete(socket));
+        socket.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.server = server;
+  }
+
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.resetAndDestroy();
+    await new Promise((resolve) => server?.close(resolve));
+  }
+}
+
+describe('readiness while PostgreSQL is unreachable', () => {
+  let t: TestApp;
+  let relay: Relay;
+
+  beforeAll(async () => {
+    const database = new URL(process.env.DATABASE_URL as string);
+    relay = new Relay(await freePort(), { host: database.hostname, port: Number(database.port || 5432) });
+    await relay.open();
+    database.host = `127.0.0.1:${relay.port}`;
+    t = await bootTestApp({ DATABASE_URL: database.toString() });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await relay.cut();
+  });
+
+  it('is 503 SERVICE_UNAVAILABLE naming the database while it is away, and 200 once it answers again', async () => {
+    const ready = readyOf(t);
+    expect((await ready()).statusCode).toBe(200);
+
+    await relay.cut();
+    const down = await until(ready, (res) => res.statusCode === 503, 5_000);
+    expectProblem(down, 503, 'SERVICE_UNAVAILABLE', {
+      status: 503,
+      checks: { database: { status: 'down' } },
+    });
+
+    await relay.open();
+    expect((await until(ready, (res) => res.statusCode === 200, 10_000)).statusCode).toBe(200);
+  }, 30_000);
+});
