@@ -66,6 +66,8 @@ export class BullMqJobQueue extends JobQueue {
   private readonly reconnectListeners: Array<() => void> = [];
   /** Whether the producer connection was ever ready: until then a producer call waits for it, briefly. */
   private connectedOnce = false;
+  /** When the wait for the first connection ends (set by the first producer call). */
+  private firstWaitEnds?: number;
 
   constructor(
     private readonly redisUrl: string,
@@ -283,12 +285,15 @@ export class BullMqJobQueue extends JobQueue {
   /**
    * Resolves when the producer connection is ready. While Redis is away the caller (a request starting a
    * task, a metrics scrape) fails at once instead of waiting for it; only a process still making its first
-   * connection waits, at most READY_WAIT_MS.
+   * connection waits, READY_WAIT_MS from its first producer call in all (a start while Redis is down sets up
+   * several schedules, one after the other: they share that wait).
    */
   private async reachable(): Promise<void> {
     const connection = this.producerConnection;
     if (connection.status === 'ready') return;
-    if (this.connectedOnce) throw new Error('Redis is not reachable');
+    this.firstWaitEnds ??= Date.now() + READY_WAIT_MS;
+    const waitMs = this.firstWaitEnds - Date.now();
+    if (this.connectedOnce || waitMs <= 0) throw new Error('Redis is not reachable');
     await new Promise<void>((resolve, reject) => {
       const ready = () => {
         clearTimeout(timer);
@@ -297,7 +302,7 @@ export class BullMqJobQueue extends JobQueue {
       const timer = setTimeout(() => {
         connection.off('ready', ready);
         reject(new Error('Redis is not reachable'));
-      }, READY_WAIT_MS);
+      }, waitMs);
       connection.once('ready', ready);
     });
   }
