@@ -8,9 +8,7 @@ COPY package.json package-lock.json ./
 COPY client/package.json client/package.json
 RUN npm install --no-audit --no-fund
 COPY . .
-# The production dependencies' JavaScript without comments and layout (scripts/strip-sources.ts): V8 keeps each
-# loaded module's source in the heap, ~9 MB of RSS. Before the prune, which removes the stripper (a dev tool).
-RUN npm run build && node dist/scripts/strip-sources.js && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production

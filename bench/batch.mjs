@@ -1,8 +1,8 @@
 // npm run bench:batch — the batch endpoints against a single create on the same server and data.
-// Goals (issue 6): the median 100-item POST /orders/batch costs at most 15× the median single-item POST /orders
+// Goals: the median 100-item POST /orders/batch costs at most 15× the median single-item POST /orders
 // (measured in the same run, interleaved), and the server's peak RSS stays under 300 MB through every batch
-// endpoint, including concurrent 100-item batches. Issue 15: the median 100-item POST /orders/batch/confirm
-// takes at most 150 ms. The server runs on core 0 (taskset), this runner on core 1.
+// endpoint, including concurrent 100-item batches; the median 100-item POST /orders/batch/confirm takes at
+// most 150 ms. The server runs on core 0 (taskset), this runner on core 1.
 // Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); uses REDIS_URL when set (then NODE_ENV=production).
 // BENCH_DIST points at a build other than dist/ (the tree `npm run build` writes).
 import autocannon from 'autocannon';

@@ -4,6 +4,7 @@
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
@@ -231,5 +232,27 @@ export async function warmUp(base, request, seconds = 3, connections = 20) {
         },
       },
     ],
+  });
+}
+
+/**
+ * BENCH_PORT_BASE (default 3100): the servers of a benchmark listen on this port plus a fixed offset each, so
+ * runs of different checkouts on one host need not share ports.
+ */
+export function benchPort(offset) {
+  return String(Number(process.env.BENCH_PORT_BASE ?? 3100) + offset);
+}
+
+/**
+ * BENCH_BEFORE_DIST=<dist>[,<name>=<dist>…]: other builds (their dist/ directories inside this checkout, e.g.
+ * under bench/results/, so they load the same dependencies) to run beside the service in the same rounds,
+ * to compare a change with the code before it, or with an alternative; an entry without a name is `before`.
+ */
+export function otherBuilds() {
+  const value = process.env.BENCH_BEFORE_DIST;
+  if (!value) return [];
+  return value.split(',').map((entry) => {
+    const [name, dir] = entry.includes('=') ? entry.split('=') : ['before', entry];
+    return { name, main: path.join(path.resolve(dir), 'src/main.js') };
   });
 }

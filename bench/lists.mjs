@@ -13,7 +13,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import {
+  benchPort,
   interleave,
+  otherBuilds,
   PostgresCpu,
   rssMb,
   startServer,
@@ -22,7 +24,6 @@ import {
   warmUp,
 } from './cpu-meter.mjs';
 import { beforeMemorySettings, deployedMemorySettings } from './deployed-memory-settings.mjs';
-import { shippedTree } from './shipped-tree.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,7 +36,7 @@ const { loadConfig } = dist('config/app-config.js');
 const { CursorCodec } = dist('paging/cursor-codec.js');
 const q = dist('orders/persistence/order-list.sql.js');
 const { DEFAULT_SORT } = dist('orders/domain/order-list-criteria.js');
-const { orderJson } = dist('orders/persistence/orders.repository.js');
+const { ORDER_SQL } = dist('orders/persistence/order-json.sql.js');
 const { DataSource } = require('typeorm');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
@@ -314,10 +315,12 @@ for (const shape of process.env.BENCH_SHAPES === '0' ? [] : shapes) {
     : shape.path.includes('cursor=')
       ? { limit: 21 }
       : { limit: 20, offset: shape.offset ?? 0 };
-  // One statement per page: the orders and, for offset pages, the exact total (a scalar subquery).
-  const page = q.pageStatement(shape.filter, shape.scope, sort, window, orderJson(), {
-    total: !shape.path.includes('cursor='),
-  });
+  // One statement per page: the orders as v1 serves them and, for offset pages, the exact total (a scalar
+  // subquery).
+  const page =
+    window.offset === undefined
+      ? q.keysetPageStatement(shape.filter, shape.scope, sort, window, ORDER_SQL.body('v1'))
+      : q.offsetPageStatement(shape.filter, shape.scope, sort, window, ORDER_SQL.body('v1'));
   const plan = await explain(ds, page.sql, page.values);
   results.push({ name: shape.name, status: lat.status, ...lat, rps, plan });
   console.log(
@@ -344,53 +347,50 @@ async function comparePages() {
     MIGRATIONS_RUN: 'false',
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
-    PORT: '3112',
+    PORT: benchPort(12),
     // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces its NODE_OPTIONS).
     ...deployedMemorySettings(root, 'deploy/k8s/base/api.yaml'),
   };
   const baselineServer = startServer(root, ['bench/baseline-server.mjs'], {
     DATABASE_URL: url,
-    PORT: '3111',
+    PORT: benchPort(11),
   });
-  const shipped = shippedTree(root);
-  const serviceServer = startServer(shipped.dir, ['dist/src/main.js'], serviceEnv, profileFlags);
+  const serviceServer = startServer(root, ['dist/src/main.js'], serviceEnv, profileFlags);
   const targets = [
     {
       name: 'baseline',
-      base: 'http://127.0.0.1:3111',
+      base: `http://127.0.0.1:${benchPort(11)}`,
       server: baselineServer,
       headers: {},
       path: `/api/v1/orders?customerId=${CUSTOMER}&size=20`,
     },
     {
       name: 'service',
-      base: 'http://127.0.0.1:3112',
+      base: `http://127.0.0.1:${benchPort(12)}`,
       server: serviceServer,
       headers: customer,
       path: '/api/v1/orders?size=20',
     },
   ];
-  if (shipped.beforeDist) {
-    const beforeServer = startServer(shipped.dir, [path.join(shipped.beforeDist, 'src/main.js')], {
-      ...serviceEnv,
-      ...beforeMemorySettings(),
-      PORT: '3113',
-    });
-    targets.push({ ...targets[1], name: 'before', base: 'http://127.0.0.1:3113', server: beforeServer });
-  }
+  // BENCH_BEFORE_DIST: other builds, in the same rounds (bench/cpu-meter.mjs, otherBuilds).
+  otherBuilds().forEach((build, i) => {
+    const port = benchPort(13 + i);
+    const server = startServer(root, [build.main], { ...serviceEnv, ...beforeMemorySettings(), PORT: port });
+    targets.push({ ...targets[1], name: build.name, base: `http://127.0.0.1:${port}`, server });
+  });
   // BENCH_NEST_FLOOR=controller|guarded: the baseline's page behind NestJS (bench/nest-floor-server.mjs), the
   // framework's share of the gap, in the same rounds.
   if (process.env.BENCH_NEST_FLOOR) {
     const floorServer = startServer(root, ['bench/nest-floor-server.mjs'], {
       DATABASE_URL: url,
-      PORT: '3114',
+      PORT: benchPort(19),
       NEST_FLOOR: process.env.BENCH_NEST_FLOOR,
       NODE_OPTIONS: serviceEnv.NODE_OPTIONS,
     });
     targets.push({
       ...targets[0],
       name: `nest floor (${process.env.BENCH_NEST_FLOOR})`,
-      base: 'http://127.0.0.1:3114',
+      base: `http://127.0.0.1:${benchPort(19)}`,
       server: floorServer,
     });
   }

@@ -1,8 +1,8 @@
 // node bench/mechanism-ablation.mjs <dist> <out dir> <mechanism>[,<mechanism>…] — a copy of a build with
-// contract mechanisms switched off, for measuring what each costs alone (issue 15: "show the measured cost of
-// that mechanism alone"). Never deployed: the copy breaks the contract on purpose. Run it as the `before`
-// server of `bench:orders` or `bench:lists` (BENCH_BEFORE_DIST=<out dir>), so it meets the full service in
-// the same rounds. Each switch edits the compiled JavaScript and fails if its target text is not found.
+// the API's mechanisms switched off, for measuring what each costs alone. Never deployed: the copy breaks the
+// API's rules on purpose. Run it as the `before` server of `bench:orders` or `bench:lists`
+// (BENCH_BEFORE_DIST=<out dir>), so it meets the full service in the same rounds. Each switch edits the
+// compiled JavaScript and fails if its target text is not found.
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 

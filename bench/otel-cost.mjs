@@ -1,4 +1,4 @@
-// npm run bench:otel — the CPU cost of OpenTelemetry tracing on `GET /api/v1/orders/{orderId}` (issue 16).
+// npm run bench:otel — the CPU cost of OpenTelemetry tracing on `GET /api/v1/orders/{orderId}`.
 // The built service (`node dist/src/main.js`, NODE_ENV=production, Redis on when REDIS_URL is set) runs with
 // tracing off, on (every trace sampled, every span exported as OTLP/HTTP JSON to a receiver in this process
 // that counts and drops them), and on with 10 % of new traces sampled (`parentbased_traceidratio`), in

@@ -1,4 +1,4 @@
-// npm run bench:tasks — long-running tasks at scale (issue 11): a report over 1,000,000 orders and a CSV export of
+// npm run bench:tasks — long-running tasks at scale: a report over 1,000,000 orders and a CSV export of
 // a customer with 100,000 orders, run by a separate `worker` process on BullMQ, started over HTTP through an `api`
 // process. Goals: both complete; the worker's RSS (VmRSS sampled every 50 ms from /proc, and VmHWM) stays under
 // 250 MB; the report takes at most 3× the equivalent SQL aggregate run directly, measured in the same run
@@ -13,11 +13,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { deployedMemorySettings } from './deployed-memory-settings.mjs';
-import { shippedTree } from './shipped-tree.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const shipped = shippedTree(root);
 const dist = (p) => require(path.join(root, 'dist/src', p));
 const { signAccessToken } = dist('auth/token-signer.js');
 const { databaseOptions } = dist('database/database-options.js');
@@ -138,8 +136,8 @@ async function runProcess(extra, port) {
   // The memory settings of the role's Deployment; BENCH_NODE_OPTIONS replaces its NODE_OPTIONS.
   const manifest = extra.APP_ROLE === 'worker' ? 'worker.yaml' : 'api.yaml';
   const memorySettings = deployedMemorySettings(root, path.join('deploy/k8s/base', manifest));
-  const child = spawn(process.execPath, [path.join(shipped.dir, 'dist', entry)], {
-    cwd: shipped.dir,
+  const child = spawn(process.execPath, [path.join(root, 'dist', entry)], {
+    cwd: root,
     env: env({ ...extra, PORT: String(port), ...memorySettings }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -1,8 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Idempotency keys (DECISIONS "Idempotency"): one row per caller and key. The row is the lock as well as
- * the stored outcome: inserting it claims the key (IN_PROGRESS), the first final response completes it
+ * Idempotency keys (docs/decisions.md "Idempotency"): one row per caller and key. The row is the lock as
+ * well as the stored outcome: inserting it claims the key (IN_PROGRESS), the first final response completes it
  * (COMPLETED with status, selected headers and body). `claim_token` tells the owner of a claim from a
  * process that took a stale one over. Rows past `expires_at` are ignored and purged periodically.
  */

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Long-running tasks and their results (issue 11). A task row is committed before its job is queued
+ * Long-running tasks and their results. A task row is committed before its job is queued
  * (`queued_at` tells whether the job reached the queue; the reconciler queues it again otherwise); its
  * result commits together with its COMPLETED status. Reports keep their body; exports keep a file in blob
  * storage (src/storage/), referenced by an opaque key.

@@ -1,8 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * User settings (DECISIONS "Users and aliases"): one row per user who saved them; a user without a row has
- * the defaults and no stored language (localized text then falls back to `ru`).
+ * User settings (docs/decisions.md "User settings are their own table, with defaults"): one row per user
+ * who saved them; a user without a row has the defaults and no stored language (localized text then falls
+ * back to `ru`).
  */
 export class UserSettings1763800013000 implements MigrationInterface {
   name = 'UserSettings1763800013000';

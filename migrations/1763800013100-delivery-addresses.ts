@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The caller's delivery addresses (DECISIONS "Users and aliases"). Exactly one default per user with any
+ * The caller's delivery addresses (docs/decisions.md). Exactly one default per user with any
  * address: the partial unique index lets no user have two (whatever a writer does), and the service keeps
  * one (first address, moving it, deleting it) in transactions serialized per user.
  */

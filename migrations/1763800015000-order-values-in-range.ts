@@ -26,10 +26,9 @@ const CONSTRAINTS: Array<[table: string, name: string, condition: string]> = [
 /**
  * Values the API can never write and cannot send are refused by the schema too: `numeric` accepts 'NaN'
  * (and 'NaN' >= 0 holds, so the existing checks let it through), which is no JSON number; `timestamptz`
- * accepts ±infinity, years BC and years past 9999, which have no `YYYY-MM-DDThh:mm:ssZ` (contract
- * convention 10). A row written by other means with such a value would otherwise be a 500 on its read and
- * be rendered differently by a list page (docs/decisions.md "A v1 list page's orders are rendered by
- * PostgreSQL"). Added NOT VALID and then validated, outside a transaction, so the scan of existing rows
+ * accepts ±infinity, years BC and years past 9999, which have no `YYYY-MM-DDThh:mm:ssZ` (the wire format
+ * of an instant). A row written by other means with such a value could not be rendered as an order body
+ * (docs/decisions.md "Every order body is rendered by PostgreSQL, from the declaration of its fields"). Added NOT VALID and then validated, outside a transaction, so the scan of existing rows
  * holds no lock that blocks writes.
  */
 export class OrderValuesInRange1763800015000 implements MigrationInterface {

@@ -1,7 +1,5 @@
 // First: OpenTelemetry (when on) patches pg, ioredis and http as they are required.
 import { stopTelemetry } from './telemetry/start';
-// Second: @nestjs/common without the date formatter its console logger builds on load (~5.5 MB resident).
-import './bootstrap/preload-nest-common';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { loadConfigOrExit, onShutdownSignal, resolveDatabase } from './bootstrap/runtime';

@@ -9,7 +9,7 @@ import { bootTestApp, TestApp } from './support/test-app';
 const ADDRESSES = '/api/v1/delivery-addresses';
 
 /**
- * Every alias of the service (contract, Aliases): the literal route wins over the parametric one, and the
+ * Every alias of the service: the literal route wins over the parametric one, and the
  * word resolves to exactly one resource, from the caller's token (`me`) or by its selection rule (`latest`,
  * `default`), answered as the resource itself would be.
  */

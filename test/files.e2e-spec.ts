@@ -744,7 +744,7 @@ describe('files: order attachments and avatars', () => {
       document = (await t.app.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
     });
 
-    it('names the operations as the contract does, under the parent resource’s tag', () => {
+    it('names the operations as the API does, under the parent resource’s tag', () => {
       const found = Object.entries(document.paths)
         .filter(([path]) => /attachments|avatar/.test(path))
         .flatMap(([path, item]) =>

@@ -11,7 +11,7 @@ import { createProduct } from './support/products';
 import { bootTestApp, TestApp } from './support/test-app';
 import { bearer } from './support/tokens';
 
-/** Each defect issue 14 found, as a client meets it: every one answered 4xx/503 Problem Details, not 500. */
+/** Each defect a hardening review found, as a client meets it: 4xx/503 Problem Details, never 500. */
 describe('hardening: hostile and careless input', () => {
   let t: TestApp;
   let admin: ApiClient;

@@ -3,7 +3,7 @@ import { ApiClient } from './support/http-client';
 import { JSON_PROBE_PATH as PROBE, JsonOutputProbeModule } from './support/probes/json-output.probe';
 import { bootTestApp, TestApp } from './support/test-app';
 
-/** What the probe's sample becomes on the wire (contract conventions 10–12). */
+/** What the probe's sample becomes on the wire (the JSON output rules). */
 const EXPECTED_SAMPLE = {
   sampleId: 'a1',
   zero: 0,

@@ -163,7 +163,7 @@ describe('querying orders: filters, sorting, offset and cursor paging, search', 
   });
 
   describe('cursor paging', () => {
-    it('walks forward and back, visiting every order exactly once, shape per the contract', async () => {
+    it('walks forward and back, visiting every order exactly once, in the cursor page shape', async () => {
       const first = await owner('GET', '/api/v1/orders?cursor=&size=4');
       expect(first.statusCode).toBe(200);
       const body = first.json();

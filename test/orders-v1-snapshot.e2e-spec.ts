@@ -6,7 +6,7 @@ import { ApiClient, CallOptions, Method, MERGE_PATCH, withIdempotencyKey } from 
 import { bootTestApp, TestApp } from './support/test-app';
 
 /**
- * v1 does not change by a byte (contract, Versioning: Parallel versions). This suite plays a fixed
+ * v1 does not change by a byte (docs/versioning.md). This suite plays a fixed
  * script of v1 requests on a fresh customer (products, create, reads, lists, paging, search, changes,
  * actions, items, batch, problems in both languages and without Accept-Language, a 304) and compares every
  * answer — status, the headers that describe the response, and the body exactly as sent — with the

@@ -35,7 +35,7 @@ const nowSeconds = () => Date.now() / 1000;
 /** Standard security headers every response carries (security-headers.ts), not custom ones. */
 const STANDARD_X_HEADERS = new Set(['x-content-type-options', 'x-frame-options']);
 
-/** The contract uses no custom `X-` headers; the library's own are `X-RateLimit-*` (PITFALLS 1). */
+/** The API sends no custom `X-` headers; the library's own are `X-RateLimit-*`. */
 function xHeaders(res: LightMyRequestResponse): string[] {
   return Object.keys(res.headers).filter(
     (name) => name.toLowerCase().startsWith('x-') && !STANDARD_X_HEADERS.has(name.toLowerCase()),

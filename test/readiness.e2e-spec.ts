@@ -1,6 +1,8 @@
 import { Queue } from 'bullmq';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as net from 'node:net';
+import { IDEMPOTENCY_MAINTENANCE_QUEUE } from '../src/idempotency/idempotency.cleanup';
+import { BullMqJobQueue } from '../src/queue/bullmq-job-queue';
 import { MAINTENANCE_JOBS, MAINTENANCE_QUEUE } from '../src/tasks/task-maintenance.service';
 import { adminClient } from './support/callers';
 import { ApiClient, withIdempotencyKey } from './support/http-client';
@@ -169,15 +171,23 @@ describeWithRedis('readiness and tasks while Redis goes away and comes back', ()
   }, 30_000);
 
   it('sets up the maintenance schedules again when Redis comes back without its data', async () => {
-    const queue = new Queue(MAINTENANCE_QUEUE, {
-      connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },
-      prefix: `${t.config.redis.keyPrefix}:bull`,
+    const queues = [MAINTENANCE_QUEUE, IDEMPOTENCY_MAINTENANCE_QUEUE].map((name) => {
+      const queue = new Queue(name, {
+        connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },
+        prefix: `${t.config.redis.keyPrefix}:bull`,
+      });
+      queue.on('error', () => undefined);
+      return queue;
     });
-    queue.on('error', () => undefined);
-    const schedulers = async () => (await queue.getJobSchedulers().catch(() => [])).map((s) => s.key).sort();
-    const expected = Object.keys(MAINTENANCE_JOBS)
-      .map((name) => `${MAINTENANCE_QUEUE}.${name}`)
-      .sort();
+    const schedulers = async () =>
+      (await Promise.all(queues.map((queue) => queue.getJobSchedulers().catch(() => []))))
+        .flat()
+        .map((s) => s.key)
+        .sort();
+    const expected = [
+      ...Object.keys(MAINTENANCE_JOBS).map((name) => `${MAINTENANCE_QUEUE}.${name}`),
+      `${IDEMPOTENCY_MAINTENANCE_QUEUE}.purge-expired`,
+    ].sort();
     try {
       expect(await until(schedulers, (keys) => keys.length === expected.length, 10_000)).toEqual(expected);
 
@@ -187,9 +197,39 @@ describeWithRedis('readiness and tasks while Redis goes away and comes back', ()
       // Empty at first; the service upserts its schedulers as soon as it has reconnected.
       expect(await until(schedulers, (keys) => keys.length === expected.length, 15_000)).toEqual(expected);
     } finally {
-      await queue.close();
+      await Promise.all(queues.map((queue) => queue.close()));
     }
   }, 40_000);
+});
+
+describeWithRedis('a schedule given while Redis is down', () => {
+  it('is set up once Redis is reachable, without the caller trying again', async () => {
+    const port = await freePort();
+    const prefix = `os-schedule-${port}`;
+    const adapter = new BullMqJobQueue(`redis://127.0.0.1:${port}`, prefix, false);
+    let redis: ChildProcess | undefined;
+    const queue = new Queue('late', {
+      connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },
+      prefix,
+    });
+    queue.on('error', () => undefined);
+    try {
+      // Given while nothing listens on the port yet.
+      const scheduled = adapter.schedule('late', 'tick', 60_000);
+      redis = startRedis(port);
+      await scheduled;
+      const keys = await until(
+        async () => (await queue.getJobSchedulers().catch(() => [])).map((s) => s.key),
+        (found) => found.length > 0,
+        15_000,
+      );
+      expect(keys).toEqual(['late.tick']);
+    } finally {
+      await queue.close();
+      await adapter.close();
+      redis?.kill('SIGKILL');
+    }
+  }, 30_000);
 });
 
 /** A TCP relay to the run's database that can be cut (its connections reset, new ones refused) and restored. */

@@ -3,11 +3,11 @@ import * as path from 'node:path';
 import { RULESET, spectralLint, SpectralResult } from './spectral/lint';
 
 /**
- * The Spectral ruleset encodes the contract's interface rules: each rule has a fixture in
+ * The Spectral ruleset encodes the API's interface rules: each rule has a fixture in
  * test/spectral/violations/<rule>.yaml that breaks exactly that rule, and test/spectral/valid.yaml,
- * which follows the contract, passes every rule. The ruleset also extends the OWASP ruleset, whose rules
- * are the package's own (and tested there): the fixtures, kept to what each contract rule needs, are
- * judged by the contract's rules only; the served document passes the OWASP rules too (openapi.e2e-spec).
+ * which follows those rules, passes every rule. The ruleset also extends the OWASP ruleset, whose rules
+ * are the package's own (and tested there): the fixtures, kept to what each of the API's rules needs, are
+ * judged by those rules only; the served document passes the OWASP rules too (openapi.e2e-spec).
  */
 const FIXTURES = path.join(__dirname, 'spectral');
 const VIOLATIONS = path.join(FIXTURES, 'violations');
@@ -41,7 +41,7 @@ describe('Spectral ruleset (.spectral.yaml)', () => {
       ...fixtureRules.map((rule) => path.join(VIOLATIONS, `${rule}.yaml`)),
     ]);
     // The OWASP rules did run on the fixtures (they find unbounded strings there), so a filter that hid
-    // the contract's own findings would show here.
+    // the API's own rules' findings would show here.
     expect(all.some(isOwasp)).toBe(true);
     results = all.filter((result) => !isOwasp(result));
   });

@@ -78,7 +78,7 @@ describe('user settings and the stored language', () => {
       expect(res.headers['content-language']).toBe('en');
     });
 
-    it('Accept-Language still wins, and an unknown one gives ru as the contract says', async () => {
+    it('Accept-Language still wins, and an unknown one gives ru', async () => {
       const id = randomUUID();
       const ru = await alice('GET', unknownOrder(id), { lang: 'ru' });
       expect(ru.json().detail).toBe(`Заказ ${id} не существует.`);

@@ -189,7 +189,7 @@ describe('request validation', () => {
         { field: 'regionIds', code: 'INVALID_TYPE', message: 'The value must be of type integer.' },
         { field: 'size', code: 'INVALID_TYPE', message: 'The value must be of type integer.' },
         { field: 'sort', code: 'UNKNOWN_FIELD', message: 'This field is not part of the request.' },
-        // A comma-separated list is one (unknown) value, not two (contract, List query parameters).
+        // A comma-separated list is one (unknown) value, not two.
         { field: 'status', code: 'INVALID_VALUE', message: 'The value is not allowed here.' },
       ]);
     });

@@ -10,7 +10,7 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const MAX_TOKEN_LENGTH = 4096;
 
 /**
- * Reads `Authorization: Bearer <token>`. The scheme word is mandatory (contract, Authentication) and
+ * Reads `Authorization: Bearer <token>`. The scheme word is mandatory and
  * compared case-insensitively (RFC 9110 §11.1). No header, another scheme (`Basic`), a bare token without
  * the scheme word, or `Bearer` with nothing after it count as no bearer credentials at all (`missing`);
  * a `Bearer` value that is not one well-formed token is a token that was given and is `invalid`.

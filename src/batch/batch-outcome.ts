@@ -21,7 +21,7 @@ export function failed<T = never>(index: number, failure: unknown): BatchOutcome
 
 /**
  * Runs `work` for every item, one after the other in index order, and records each outcome: a failing item
- * never stops the others (contract, Batch operations 1). Sequential on purpose: items may share one
+ * never stops the others. Sequential on purpose: items may share one
  * transaction (savepoints), and one batch request holds at most one pooled connection at a time.
  */
 export async function settleEach<I, T>(
@@ -79,7 +79,7 @@ export function violationFailure(violation: ViolationInput, args: TranslationArg
 }
 
 /**
- * The failed items behind violations on `items[i].<field>` (as `OrderLinesPricer` reports them with
+ * The failed items behind violations on `items[i].<field>` (as `OrderLinePricingService` reports them with
  * `itemFieldPrefix`): one failure per item, from its first violation, in index order. `argsOf` gives the
  * detail arguments of an item. Violations of other fields are not item failures and are left out.
  */

@@ -4,10 +4,10 @@ import { Transform, Type } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsDefined, ValidateNested } from 'class-validator';
 import { AppException } from '../problem/app-exception';
 
-/** Items per batch request, on every batch operation (contract, Limits). */
+/** Items per batch request, on every batch operation. */
 export const MAX_BATCH_ITEMS = 100;
 
-/** The body of every batch operation (contract, Batch operations): `{ items: [...] }`. */
+/** The body of every batch operation: `{ items: [...] }`. */
 export interface BatchRequest<T> {
   items: T[];
 }
@@ -33,7 +33,7 @@ function limitedTo(maxItems: number) {
  *   export class CreateOrdersBatchRequest extends BatchRequestOf(CreateOrderItemDto) {}
  *
  * More than `maxItems` elements: 400 BATCH_SIZE_EXCEEDED before any element is validated; none, or a
- * malformed element: 400 VALIDATION_ERROR for the whole request (contract, Batch operations 5–6).
+ * malformed element: 400 VALIDATION_ERROR for the whole request.
  */
 export function BatchRequestOf<T extends object>(
   itemType: ClassType<T>,

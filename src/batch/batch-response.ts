@@ -8,11 +8,11 @@ const INDEX = integer({ min: 0, max: MAX_BATCH_ITEMS - 1 });
 const COUNT = integer({ min: 0, max: MAX_BATCH_ITEMS });
 const DETAIL = text({ min: 1, max: MAX_PROBLEM_TEXT_LENGTH, multiline: true });
 
-/** Per-item outcome of one batch call, not a lifecycle (contract, Batch item status). */
+/** Per-item outcome of one batch call, not a lifecycle. */
 export const BATCH_ITEM_STATUSES = ['SUCCESS', 'ERROR'] as const;
 export type BatchItemStatus = (typeof BATCH_ITEM_STATUSES)[number];
 
-/** The reduced error form of a batch item (contract, Errors 7): not a full problem body. */
+/** The reduced error form of a batch item: not a full problem body. */
 export class BatchItemError {
   @ResponseField(oneOf(ERROR_CODE_NAMES, 'ErrorCode'))
   code: ErrorCode;
@@ -56,7 +56,7 @@ export class BatchSummary {
   failed: number;
 }
 
-/** The 200 body of every batch operation (contract, Batch response). */
+/** The 200 body of every batch operation. */
 export interface BatchResponse<R extends BatchItemResult = BatchItemResult> {
   results: R[];
   summary: BatchSummary;

@@ -7,7 +7,7 @@ import { AtomicBatchFailure, BatchItemFailure, BatchOutcome, succeeded } from '.
 import { BatchFailedItem, BatchItemError, BatchItemResult, BatchResponse } from './batch-response';
 
 /**
- * Builds the responses of batch operations (contract, Batch operations and Batch response) from item
+ * Builds the responses of batch operations (docs/decisions.md "Batch operations") from item
  * outcomes. A batch endpoint is: a body `extends BatchRequestOf(Item)`, a service that returns item
  * outcomes for partial success (`settleEach` for work with its own transaction per item,
  * `settleInSavepoints` for writes in one transaction) or throws `AtomicBatchFailure` (all or nothing), and
@@ -59,7 +59,7 @@ export class BatchResults {
   /**
    * Runs an atomic batch (one value per item, in order) and answers like `respond`; when it throws
    * `AtomicBatchFailure`, the whole request fails with 400 BATCH_TRANSACTION_FAILED whose extension member
-   * `failedItems` is `[{index, code, detail}]` (contract, Batch operations 7).
+   * `failedItems` is `[{index, code, detail}]`.
    */
   async atomic<T, S extends object>(
     run: () => Promise<readonly T[]>,

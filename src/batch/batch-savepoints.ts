@@ -9,7 +9,7 @@ export interface IndexedItem<I> {
 
 /**
  * Writes the items of a partial-success batch inside `manager`'s transaction so that an item the database
- * refuses fails alone (contract, Batch operations 1). `writeAll` writes the items it is given with as few
+ * refuses fails alone. `writeAll` writes the items it is given with as few
  * statements as it can and resolves to one value per item, in order.
  *
  * First all items go in one savepoint, in one call: the common case costs a few round trips and one

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { BatchResults } from './batch-results';
 
 /**
- * The batch mechanism (contract, Batch operations): request DTOs with the size limit (`BatchRequestOf`),
+ * The batch mechanism: request DTOs with the size limit (`BatchRequestOf`),
  * item outcomes (`settleEach`, `AtomicBatchFailure`), and `BatchResults`, which builds the 200 body or the
  * BATCH_TRANSACTION_FAILED problem. Import it into the module of a batch endpoint.
  */

@@ -104,7 +104,7 @@ function withPreRoutingHeaders(
   };
 }
 
-/** Every route as Fastify registers it: versioned under /api (contract, Versioning), aliases in order. */
+/** Every route as Fastify registers it: versioned under /api, aliases in order. */
 function checkRoutes(fastify: FastifyInstance): void {
   const aliases = new AliasRouteOrder();
   fastify.addHook('onRoute', (route) => {

@@ -297,7 +297,7 @@ function webhookSecretKey(env: Env, production: boolean, jwtSecret: string): Buf
   return Buffer.from(raw, 'base64');
 }
 
-/** About nine months after the release, as DECISIONS.md suggests for the deprecated status endpoint. */
+/** About nine months after the release: the deprecated status endpoint's sunset (docs/versioning.md). */
 const DEFAULT_LEGACY_STATUS_SUNSET = '2027-08-31T00:00:00Z';
 
 export function loadConfig(

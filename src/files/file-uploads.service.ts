@@ -7,7 +7,7 @@ import { BlobStorage, BlobTooLargeError } from '../storage/blob-storage';
 import type { ReceivedFile, UploadPolicy } from './domain/attachment';
 import { normalizeFileName } from './domain/file-name';
 import { checkFileType, declaredMediaType, FILE_EXTENSIONS, SIGNATURE_BYTES } from './domain/file-type';
-import { readHead } from './stream-head';
+import { readHead } from './domain/stream-head';
 
 /** An upload as it arrives: its bytes as a stream, with the name and type the client gave it. */
 export interface IncomingFile {

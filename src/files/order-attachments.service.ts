@@ -32,7 +32,7 @@ export class OrderAttachmentsService implements OnModuleInit {
 
   /** 404 ORDER_NOT_FOUND or 403 ACCESS_DENIED unless the caller may attach files to the order. */
   async assertAttachable(caller: Caller, orderId: string): Promise<void> {
-    await this.orders.get(caller, orderId);
+    await this.orders.assertVisible(caller, orderId);
   }
 
   /**
@@ -67,7 +67,7 @@ export class OrderAttachmentsService implements OnModuleInit {
     orderId: string,
     paging: { page: number; size: number },
   ): Promise<OffsetPage<Attachment>> {
-    await this.orders.get(caller, orderId);
+    await this.orders.assertVisible(caller, orderId);
     const { attachments, total } = await this.attachments.orderPage(orderId, {
       limit: paging.size,
       offset: offsetOf(paging),
@@ -76,7 +76,7 @@ export class OrderAttachmentsService implements OnModuleInit {
   }
 
   async open(caller: Caller, orderId: string, attachmentId: string): Promise<AttachmentContent> {
-    await this.orders.get(caller, orderId);
+    await this.orders.assertVisible(caller, orderId);
     const attachment = await this.attachments.findOfOrder(orderId, attachmentId);
     // Deleted between the two reads: as unknown as if it never existed.
     const content = attachment && (await this.storage.open(attachment.blobKey));
@@ -86,7 +86,7 @@ export class OrderAttachmentsService implements OnModuleInit {
 
   /** Deletes the attachment with its bytes. */
   async remove(caller: Caller, orderId: string, attachmentId: string): Promise<void> {
-    await this.orders.get(caller, orderId);
+    await this.orders.assertVisible(caller, orderId);
     await this.dataSource.transaction(async (db) => {
       const blobKey = await this.attachments.deleteOfOrder(db, orderId, attachmentId);
       if (blobKey === undefined) throw new AppException('ATTACHMENT_NOT_FOUND', { args: { attachmentId } });

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult } from '@nestjs/terminus';
 import { HealthChecks, Readiness } from './health-checks.service';
 
-/** Operational endpoints: outside /api, unversioned, no token (contract, Operational endpoints). */
+/** Operational endpoints: outside /api, unversioned, no token. */
 @ApiExcludeController()
 @Controller({ version: VERSION_NEUTRAL })
 export class HealthController {

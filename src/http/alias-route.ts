@@ -1,7 +1,7 @@
 import { applyDecorators, RequestMapping, RequestMethod, SetMetadata } from '@nestjs/common';
 
 /**
- * Aliases (contract, Aliases): reserved words in a path in place of an identifier, each standing for
+ * Aliases: reserved words in a path in place of an identifier, each standing for
  * exactly one resource the server selects from the request's context.
  * - `me`: the user of the bearer token (only right after `users/`);
  * - temporal and ordinal words: one resource by a selection rule (`latest`: the caller's most recent order);
@@ -36,7 +36,7 @@ export interface AliasRouteMetadata {
 
 export type AliasRouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** What `me` always stands for (contract, Aliases 1): the identifier in the caller's token. */
+/** What `me` always stands for: the identifier in the caller's token. */
 export const ME_SELECTS = 'the caller: the user of the bearer token';
 
 /**
@@ -48,8 +48,8 @@ export const ME_SELECTS = 'the caller: the user of the bearer token';
  * and in the `users` controller `@AliasRoute('GET', 'me/settings')` (`me` always selects the caller).
  * The handler resolves the word from the caller's token (`me`) or by its one selection rule in the owning
  * service, and answers exactly as the parametric route of the resource it selects would. Declare it above
- * the parametric routes of its controller: a literal route takes precedence over `{id}` (contract,
- * Aliases), which Fastify's router guarantees, and registering aliases first keeps that true for any
+ * the parametric routes of its controller: a literal route takes precedence over `{id}` (docs/versioning.md),
+ * which Fastify's router guarantees, and registering aliases first keeps that true for any
  * router; `AliasRouteOrder` refuses to start the application otherwise. The OpenAPI description says what
  * the alias stands for.
  */
@@ -85,7 +85,7 @@ interface RegisteredRoute {
 
 /**
  * Checks the business routes as Fastify registers them (its `onRoute` hook), in registration order:
- * - `me` stands only right after `users/` (`/api/v1/me` is invalid: contract, Aliases 2);
+ * - `me` stands only right after `users/` (`/api/v1/me` is invalid);
  * - an alias route is registered before every parametric route of the same method that would also match
  *   its path (`/orders/latest` before `/orders/:orderId`).
  * `problem()` says what is wrong with the next route, or undefined.

@@ -1,10 +1,10 @@
 import { type INestApplication, VersioningType } from '@nestjs/common';
 
-/** Paths that live outside /api/v<N> (contract, Operational endpoints). */
+/** Paths that live outside /api/v<N>: the operational endpoints. */
 export const OPERATIONAL_PATHS = ['health', 'ready', 'info', 'metrics'];
 
 /**
- * Business routes under `/api/v<N>/` (contract, Versioning 1): the global prefix and URI versioning, in
+ * Business routes under `/api/v<N>/`: the global prefix and URI versioning, in
  * one place for the running app and the offline document builder, so both route alike.
  */
 export function applyApiRouting(app: INestApplication): void {

@@ -2,9 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import { AppException } from '../problem/app-exception';
 
 /**
- * Conditional requests (RFC 9110 §13) as the contract uses them: `ETag` carries the version of a resource,
+ * Conditional requests (RFC 9110 §13) as this API uses them: `ETag` carries the version of a resource,
  * `If-None-Match` on a read answers 304 while it is current, `If-Match` on a write must name the current
- * version, else 409 `CONCURRENT_MODIFICATION` (the contract's status set has no 412).
+ * version, else 409 `CONCURRENT_MODIFICATION` (the API answers no 412).
  */
 
 /** One member of an entity-tag list; `opaque` keeps its quotes, as on the wire. */

@@ -3,13 +3,13 @@ import type { FastifyReply } from 'fastify';
 import { Stream } from 'node:stream';
 
 /**
- * A point in time on the wire: `YYYY-MM-DDThh:mm:ssZ`, UTC, whole seconds (contract convention 10,
- * DECISIONS "Orders"). Fractions are cut, not rounded, so a served instant is never later than the stored one.
+ * A point in time on the wire: `YYYY-MM-DDThh:mm:ssZ`, UTC, whole seconds. Fractions are cut, not rounded,
+ * so a served instant is never later than the stored one.
  */
 export function formatTimestamp(date: Date): string {
   const year = date.getUTCFullYear();
-  // Built from the UTC fields: a third of `toISOString().slice()`'s cost, which a list page pays ~80 times
-  // (docs/benchmarks.md). Years outside 1000–9999 (and invalid Dates) take the ISO path, which pads them.
+  // Built from the UTC fields, cheaper than `toISOString().slice()` (docs/benchmarks.md). Years outside
+  // 1000–9999 (and invalid Dates) take the ISO path, which pads them.
   if (!(year >= 1000 && year <= 9999)) {
     if (Number.isNaN(date.getTime())) throw new RangeError('an invalid Date cannot be served as a timestamp');
     return `${date.toISOString().slice(0, 19)}Z`;
@@ -23,41 +23,9 @@ function twoDigits(value: number): string {
   return value < 10 ? `0${value}` : `${value}`;
 }
 
-/** Fields with one of these values have no value and are left out (contract convention 12). */
+/** Fields with one of these values have no value and are left out. */
 function isEmptyField(value: unknown): boolean {
   return value === undefined || value === null || value === '';
-}
-
-/**
- * Marks a body a view built in output form itself (below); the rules pass it through untouched. Not
- * enumerable, so neither `JSON.stringify` nor a test's deep equality sees it.
- */
-const IN_OUTPUT_FORM = Symbol('in JSON output form');
-
-/**
- * A hot view (an order: one per read, twenty per list page) builds its body in output form itself,
- * with the helpers below, instead of handing the rules a body to copy: one object per value instead of
- * two, and no walk over its keys (docs/benchmarks.md, issue 15). The rules stay the ones here:
- * - a field without a value is `undefined` in the literal (`outputValue`, `outputTimestamp`), which
- *   `JSON.stringify` leaves out, so the literal keeps one shape for V8;
- * - a `Date` is `formatTimestamp`'s text;
- * - nested objects are in output form too: the rules do not reach into a marked body, so only its top
- *   needs the mark (marking costs a property definition; a list page marks 20 bodies, not 80).
- * Unit tests of such a view check its body with `outputFormViolations` (json-output.testing.ts).
- */
-export function inOutputForm<T extends object>(body: T): T {
-  Object.defineProperty(body, IN_OUTPUT_FORM, { value: true });
-  return body;
-}
-
-/** A field's value in an output-form body: `undefined` (left out) when it has none (null, ""). */
-export function outputValue<T>(value: T | null | undefined): T | undefined {
-  return isEmptyField(value) ? undefined : (value as T);
-}
-
-/** A point in time in an output-form body: `formatTimestamp`, `undefined` (left out) when absent. */
-export function outputTimestamp(date: Date | null | undefined): string | undefined {
-  return date === undefined || date === null ? undefined : formatTimestamp(date);
 }
 
 /**
@@ -86,7 +54,6 @@ function toJsonValue(value: unknown): unknown {
   const prototype = Object.getPrototypeOf(value) as unknown;
   const plain = prototype === Object.prototype || prototype === null;
   if (plain ? typeof (value as { toJSON?: unknown }).toJSON === 'function' : isOpaque(value)) return value;
-  if (IN_OUTPUT_FORM in value) return value;
   const output: Record<string, unknown> = {};
   for (const name of Object.keys(value)) {
     const converted = toJsonValue((value as Record<string, unknown>)[name]);
@@ -96,14 +63,14 @@ function toJsonValue(value: unknown): unknown {
 }
 
 /**
- * The JSON output rules of 2xx bodies, in one place (contract conventions 10–12):
+ * The JSON output rules of 2xx bodies, in one place:
  * - an object field that is `null`, `undefined` or `""` is omitted, at any depth;
  * - an empty collection stays `[]`; array elements are kept as they are, in place (their position carries
- *   meaning, and convention 12 is about fields), with the rules applied inside them;
+ *   meaning, and the rule is about fields), with the rules applied inside them;
  * - a `Date` becomes `YYYY-MM-DDThh:mm:ssZ`;
  * - strings, Buffers, streams, files and objects with their own `toJSON` pass untouched, so an already
- *   serialized body (an idempotent replay) is sent byte for byte; so do bodies a view built in output form
- *   (`inOutputForm`).
+ *   serialized body (an idempotent replay, an order rendered by PostgreSQL: `sendJsonText`) is sent byte
+ *   for byte.
  * A top-level `null` becomes `undefined` (no body). Class instances come out as plain objects.
  */
 export function toJsonOutput(value: unknown): unknown {
@@ -112,11 +79,11 @@ export function toJsonOutput(value: unknown): unknown {
 }
 
 /**
- * A body that is JSON text already in output form (rendered by PostgreSQL: OrdersRepository.renderedPage),
- * given in parts, sent as it is. The parts are written into one Buffer: a string body of a page's size would
- * be copied on the V8 heap twice more (flattened for its length, and again with the headers for the socket),
- * a quarter of a list page's allocations. Fastify sends a Buffer as given, with the type set here, and neither
- * serializes it nor passes it through the rules.
+ * A body that is JSON text already in output form (an order rendered by PostgreSQL, a page of them), given
+ * in parts, sent as it is. The parts are written into one Buffer: a string body of a page's size would be
+ * copied on the V8 heap twice more (flattened for its length, and again with the headers for the socket).
+ * Fastify sends a Buffer as given, with the type set here, and neither serializes it nor passes it through
+ * the rules.
  */
 export function sendJsonText(reply: FastifyReply, parts: readonly string[]): Buffer {
   let length = 0;

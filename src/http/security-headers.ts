@@ -3,7 +3,7 @@ import helmet, { type HelmetOptions } from 'helmet';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
- * The contract uses no `X-` headers; helmet's legacy ones protect only old browsers (IE's download
+ * The API sends no `X-` headers; helmet's legacy ones protect only old browsers (IE's download
  * dialog and XSS auditor, Flash and Acrobat policies, DNS prefetching of a JSON body) and are left out.
  * `X-Content-Type-Options` and `X-Frame-Options` stay: standard headers every browser honours.
  */
@@ -63,7 +63,7 @@ export type SecurityHeaders = Readonly<Record<string, string>>;
 
 /**
  * The headers helmet sends for `options`, worked out once. helmet's middleware parses its options on every
- * call, and @fastify/helmet built a new one for every request (about 3 % of a read's CPU); with static
+ * call, and @fastify/helmet built a new one for every request (docs/benchmarks.md); with static
  * options the headers are the same for every response, so they are computed at start and only copied.
  */
 export function securityHeadersOf(options: HelmetOptions): SecurityHeaders {

@@ -3,7 +3,7 @@ import { AppException } from '../problem/app-exception';
 
 /**
  * The longest request URI (path and query) the service reads: 8 KiB. Long enough for any list query the
- * API offers (the contract: "a GET URL is practically limited to roughly 2000 to 8000 characters"), short
+ * API offers (clients and proxies commonly limit a GET URL to 2,000–8,000 characters), short
  * of Node's 16 KiB header limit, so a client that goes past it learns why — 414 URI_TOO_LONG pointing at
  * POST /search — instead of a 431 about headers.
  */

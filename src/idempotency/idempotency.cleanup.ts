@@ -1,49 +1,42 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { JobQueue } from '../queue/job-queue';
 import { IdempotencyStore } from './idempotency.store';
 
-/** How often each API process purges expired keys; a key lives `IDEMPOTENCY_TTL_SECONDS` (24 h). */
+export const IDEMPOTENCY_MAINTENANCE_QUEUE = 'idempotency-maintenance';
+/** How often expired keys are purged; a key lives `IDEMPOTENCY_TTL_SECONDS`. */
 export const PURGE_INTERVAL_MS = 10 * 60_000;
 
 /**
- * Deletes expired idempotency keys periodically in every API process. Safe with any number of replicas:
- * the purge is a plain delete of expired rows (SKIP LOCKED batches), and an expired row that is still
- * there is ignored anyway. The timer never keeps the process alive and stops before the database closes.
+ * Deletes expired idempotency keys periodically, as a scheduled job on the job-queue port (once per
+ * interval across replicas, in a process that runs workers). The purge is a plain delete of expired rows
+ * in SKIP LOCKED batches, and an expired row still there is ignored anyway, so a late or repeated run
+ * changes nothing a client sees.
  */
 @Injectable()
-export class IdempotencyCleanup implements OnApplicationBootstrap, OnModuleDestroy {
+export class IdempotencyCleanup implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('Idempotency');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
 
-  constructor(private readonly store: IdempotencyStore) {}
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly queue: JobQueue,
+  ) {}
 
-  /** The module belongs to the HTTP application only (AppModule.forHttp), so workers run no purge. */
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.purge(), PURGE_INTERVAL_MS);
-    this.timer.unref();
+  onModuleInit(): void {
+    this.queue.registerProcessor(IDEMPOTENCY_MAINTENANCE_QUEUE, () => this.purge(), { concurrency: 1 });
   }
 
-  /** One purge at a time per process; failures are logged and retried on the next tick. */
-  purge(): Promise<void> {
-    this.running ??= this.store
-      .purgeExpired()
-      .then((deleted) => {
-        if (deleted > 0) this.logger.log(`purged ${deleted} expired idempotency keys`);
-      })
-      .catch((error: unknown) => {
-        const reason = error instanceof Error ? error.message : String(error);
-        this.logger.warn(`purging expired idempotency keys failed: ${reason}`);
-      })
-      .finally(() => {
-        this.running = undefined;
-      });
-    return this.running;
+  async onApplicationBootstrap(): Promise<void> {
+    await this.queue.schedule(IDEMPOTENCY_MAINTENANCE_QUEUE, 'purge-expired', PURGE_INTERVAL_MS);
   }
 
-  /** Before the application shuts down (and TypeORM closes its pool): stop the timer, let a purge finish. */
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  /** One purge; a failure is logged and the next scheduled run tries again. */
+  async purge(): Promise<void> {
+    try {
+      const deleted = await this.store.purgeExpired();
+      if (deleted > 0) this.logger.log(`purged ${deleted} expired idempotency keys`);
+    } catch (error: unknown) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn(`purging expired idempotency keys failed: ${reason}`);
+    }
   }
 }

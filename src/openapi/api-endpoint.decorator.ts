@@ -17,7 +17,7 @@ import { DEPRECATION_HEADERS, etagHeader, RATE_LIMIT_HEADERS } from './component
 // Helpers for `headers` and bodies of the success response, importable from here with the decorator.
 export { binarySchema, etagHeader, fileDownloadHeaders, locationHeader } from './components';
 
-/** A deprecated endpoint (contract, Versioning: Deprecation). */
+/** A deprecated endpoint (docs/versioning.md). */
 export interface EndpointDeprecation {
   /** The replacement, as a path (`/api/v2/orders/{orderId}`); the description names it. */
   successor: string;
@@ -26,7 +26,7 @@ export interface EndpointDeprecation {
 }
 
 export interface ApiEndpointOptions {
-  /** camelCase, action plus resource: `getOrders`, `confirmOrder` (contract, Interface description conventions). */
+  /** camelCase, action plus resource: `getOrders`, `confirmOrder`. */
   operationId: string;
   /** At most 80 characters. */
   summary: string;
@@ -67,7 +67,7 @@ export interface ApiEndpointOptions {
 export const API_ENDPOINT = 'openapi:endpoint';
 
 /**
- * Declares one business operation the way the contract wants it: operationId, summary, the success
+ * Declares one business operation the way every operation is declared: operationId, summary, the success
  * response with its `RateLimit-*` headers, and request headers. When the document is built, each
  * operation also gets one Problem Details response per status it can answer (listing the codes; 429 with
  * its four headers) whose `code` is the operation's own enum of codes (`<OperationId>ErrorCode`), its security from `@Public()` / `@Roles()` and the `Idempotency-Key` header from
@@ -127,8 +127,8 @@ function successResponse(options: ApiEndpointOptions): MethodDecorator {
 }
 
 /**
- * Request headers the service reads but never refuses a request for (contract, Localization 2: an unknown
- * language falls back to `ru`; an entity-tag list that does not parse matches nothing): their schemas say
+ * Request headers the service reads but never refuses a request for (an unknown language falls back to
+ * `ru`; an entity-tag list that does not parse matches nothing): their schemas say
  * what a client sends.
  */
 const ACCEPT_LANGUAGE: SchemaObject = {
@@ -197,8 +197,8 @@ export interface ApiMultipartFileOptions {
 
 /**
  * Declares a `multipart/form-data` body with one required binary part and its limits: size (`maxLength`,
- * in bytes), allowed types (the part's encoding `contentType`) and each text part's maxLength (contract,
- * Interface description conventions 5). List FILE_TOO_LARGE and UNSUPPORTED_FILE_TYPE in `errors`.
+ * in bytes), allowed types (the part's encoding `contentType`) and each text part's maxLength: the
+ * document states every limit a client meets. List FILE_TOO_LARGE and UNSUPPORTED_FILE_TYPE in `errors`.
  */
 export function ApiMultipartFile(options: ApiMultipartFileOptions): MethodDecorator {
   const extra = Object.entries(options.extraFields ?? {});

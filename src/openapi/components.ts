@@ -39,7 +39,7 @@ const longest = (values: readonly string[]): number => Math.max(...values.map((v
 const BATCH_INDEX = integer({ min: 0, max: MAX_BATCH_ITEMS - 1 });
 
 /**
- * The Problem Details schemas (contract, Errors). `ErrorCode` and `ViolationCode` come from the one
+ * The Problem Details schemas. `ErrorCode` and `ViolationCode` come from the one
  * registry in `src/problem/error-codes.ts`, so the document can never list a code the service does not
  * emit, nor miss one it does.
  */
@@ -161,7 +161,7 @@ const header = (description: string, schema: SchemaObject): HeaderObject => ({ d
 /** Unix time in seconds: any instant up to 9999-12-31T23:59:59Z. */
 const UNIX_TIME = integer({ min: 0, max: 253_402_300_799, example: 1767225600 });
 
-/** Sent with every response of a business endpoint (contract, Limits: rate-limit rules). */
+/** Sent with every response of a business endpoint: the caller's rate limit. */
 export const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
   'RateLimit-Limit': header(
     'Requests allowed per window for this client.',
@@ -214,7 +214,7 @@ export const CORS_HEADERS: Record<string, HeaderObject> = {
   ),
 };
 
-/** `Location` of a 201 or 202: the path of what was created (contract, Headers). */
+/** `Location` of a 201 or 202: the path of what was created. */
 export function locationHeader(of: string, example?: string): Record<string, HeaderObject> {
   return {
     Location: header(`Path of ${of}.`, {
@@ -247,7 +247,7 @@ export interface FileDownloadLimits {
   maxDispositionLength: number;
 }
 
-/** Headers of a file download (contract, Files). */
+/** Headers of a file download. */
 export function fileDownloadHeaders(limits: FileDownloadLimits): Record<string, HeaderObject> {
   return {
     'Content-Disposition': header(
@@ -272,7 +272,7 @@ export function binarySchema(maxBytes: number): SchemaObject {
   return { type: 'string', format: 'binary', maxLength: maxBytes };
 }
 
-/** Headers of every response of a deprecated endpoint (contract, Versioning: Deprecation 2). */
+/** Headers of every response of a deprecated endpoint (docs/versioning.md). */
 export const DEPRECATION_HEADERS: Record<string, HeaderObject> = {
   Deprecation: header('Always `true`: the endpoint is deprecated.', {
     type: 'string',

@@ -12,15 +12,15 @@ import {
 import { IndexedItem, settleInSavepoints } from '../batch/batch-savepoints';
 import { DeliveryAddressesService } from '../delivery-addresses/delivery-addresses.service';
 import { AppException } from '../problem/app-exception';
-import type { ExpectedVersions, Order, PricedLine, RequestedLine } from './domain/order';
+import type { ExpectedVersions, OrderBody, PricedLine, RequestedLine } from './domain/order';
 import { totalViolation } from './domain/order-lines';
 import { OrderActionsService } from './order-actions.service';
 import { OrderItemsService } from './order-items.service';
-import { OrderLinesPricer } from './order-lines.service';
+import { OrderLinePricingService } from './order-line-pricing.service';
 import { OrdersRepository } from './persistence/orders.repository';
 
 /**
- * The order batches (DECISIONS "Batch"), built from the steps the single operations use. Partial success
+ * The order batches (docs/decisions.md), built from the steps the single operations use. Partial success
  * for creating and confirming many orders: each item ends on its own, in request order. All or nothing
  * for adding many lines to one order.
  */
@@ -31,7 +31,7 @@ export class OrderBatchService {
     private readonly orders: OrdersRepository,
     private readonly actions: OrderActionsService,
     private readonly items: OrderItemsService,
-    private readonly lines: OrderLinesPricer,
+    private readonly lines: OrderLinePricingService,
     private readonly addresses: DeliveryAddressesService,
   ) {}
 
@@ -100,7 +100,7 @@ export class OrderBatchService {
     orderId: string,
     items: readonly RequestedLine[],
     expected?: ExpectedVersions,
-  ): Promise<{ order: Order; itemIds: string[] }> {
+  ): Promise<{ order: OrderBody; itemIds: string[] }> {
     try {
       return await this.items.addItems(caller, orderId, items, expected);
     } catch (error: unknown) {
@@ -116,7 +116,7 @@ export class OrderBatchService {
 }
 
 /**
- * The lines OrderLinesPricer.check() priced, with their item index: it prices, in order, every line it
+ * The lines OrderLinePricingService.check() priced, with their item index: it prices, in order, every line it
  * reports no violation for, so `priced[k]` belongs to the k-th item that was not refused.
  */
 function pricedItems(

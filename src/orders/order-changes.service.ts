@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller';
 import { AppException } from '../problem/app-exception';
-import { ExpectedVersions, Order, OrderFieldChanges, OrderTimestampField, satisfies } from './domain/order';
-import { isAllowed, OrderOperation } from './domain/order-state-machine';
+import { ExpectedVersions, Order, OrderBody, OrderFieldChanges, satisfies } from './domain/order';
+import { isAllowed, OrderOperation, OrderTimestampField } from './domain/order-state-machine';
 import { assertOrderVisible } from './order-access';
 import { OrderDeletionHooks } from './order-deletion-hooks';
 import { OrdersRepository } from './persistence/orders.repository';
@@ -19,7 +19,8 @@ export interface ChangeOutcome {
  * of one order serialize), check that the caller may see it, that the client's `If-Match` names its
  * current version (else 409 CONCURRENT_MODIFICATION) and that its state allows the operation (else 409
  * INVALID_ORDER_STATE); then the change runs and the order is saved with its total recomputed, its
- * version bumped and `updatedAt` set.
+ * version bumped and `updatedAt` set. The change resolves to the order's v1 body as it now is, rendered by
+ * the statement that saved it, before the transaction commits.
  */
 @Injectable()
 export class OrderChanges {
@@ -35,7 +36,7 @@ export class OrderChanges {
     operation: OrderOperation,
     expected: ExpectedVersions,
     apply: (db: EntityManager, order: Order) => Promise<ChangeOutcome | void>,
-  ): Promise<Order> {
+  ): Promise<OrderBody> {
     return this.dataSource.transaction(async (db) => {
       const order = await this.lock(db, caller, orderId, operation, expected);
       const outcome = (await apply(db, order)) ?? {};

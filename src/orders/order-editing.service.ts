@@ -5,7 +5,7 @@ import { AppException } from '../problem/app-exception';
 import { UsersService } from '../users/users.service';
 import {
   ExpectedVersions,
-  Order,
+  OrderBody,
   OrderCreation,
   OrderDraft,
   OrderFieldChanges,
@@ -14,16 +14,16 @@ import {
 } from './domain/order';
 import { OrderChanges } from './order-changes.service';
 import { itemFieldPrefix } from '../batch/batch-outcome';
-import { OrderLinesPricer } from './order-lines.service';
+import { OrderLinePricingService } from './order-line-pricing.service';
 import { OrdersRepository } from './persistence/orders.repository';
 
-/** Creating, replacing, patching and deleting orders (DECISIONS "Orders"). */
+/** Creating, replacing, patching and deleting orders; each write resolves to the order's v1 body. */
 @Injectable()
 export class OrderEditingService {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly changes: OrderChanges,
-    private readonly lines: OrderLinesPricer,
+    private readonly lines: OrderLinePricingService,
     private readonly users: UsersService,
     private readonly addresses: DeliveryAddressesService,
   ) {}
@@ -38,7 +38,7 @@ export class OrderEditingService {
     caller: Caller,
     draft: OrderDraft & { customerId?: string },
     creation?: OrderCreation,
-  ): Promise<Order> {
+  ): Promise<OrderBody> {
     const customerId = (draft.customerId ?? caller.userId).toLowerCase();
     if (customerId !== caller.userId && !isAdmin(caller)) throw new AppException('ACCESS_DENIED');
     const [priced, deliveryAddress] = await Promise.all([
@@ -51,7 +51,12 @@ export class OrderEditingService {
   }
 
   /** PUT: items, delivery address and note replaced; absent means removed. Only while CREATED. */
-  replace(caller: Caller, orderId: string, draft: OrderDraft, expected?: ExpectedVersions): Promise<Order> {
+  replace(
+    caller: Caller,
+    orderId: string,
+    draft: OrderDraft,
+    expected?: ExpectedVersions,
+  ): Promise<OrderBody> {
     return this.changes.run(caller, orderId, 'replace', expected, async (db, order) => {
       const priced = await this.lines.price(draft.items ?? [], itemFieldPrefix, db);
       this.lines.assertStorableTotal(priced);
@@ -61,7 +66,7 @@ export class OrderEditingService {
   }
 
   /** PATCH (merge patch): note and delivery address; null removes. */
-  patch(caller: Caller, orderId: string, patch: OrderPatch, expected?: ExpectedVersions): Promise<Order> {
+  patch(caller: Caller, orderId: string, patch: OrderPatch, expected?: ExpectedVersions): Promise<OrderBody> {
     return this.changes.run(caller, orderId, 'patch', expected, async (_db, order) => {
       const fields: OrderFieldChanges = {};
       if (patch.note !== undefined) fields.note = patch.note;

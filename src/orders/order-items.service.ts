@@ -1,29 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../auth/caller';
 import { AppException } from '../problem/app-exception';
-import {
-  ExpectedVersions,
-  MAX_ORDER_LINES,
-  Order,
-  OrderLine,
-  quantitiesByProduct,
-  RequestedLine,
-} from './domain/order';
+import { ExpectedVersions, Order, OrderBody, quantitiesByProduct, RequestedLine } from './domain/order';
+import { MAX_ORDER_LINES } from './domain/order-fields';
 import { OrderChanges } from './order-changes.service';
 import { itemFieldPrefix } from '../batch/batch-outcome';
-import { OrderLinesPricer } from './order-lines.service';
+import { OrderLinePricingService } from './order-line-pricing.service';
 import { OrdersRepository } from './persistence/orders.repository';
 
 /**
  * Adding and removing lines of a CREATED order. Stock is checked for what the order would hold of each
- * product after the change (confirm reserves it).
+ * product after the change (confirm reserves it). Each change resolves to the order's v1 body after it.
  */
 @Injectable()
 export class OrderItemsService {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly changes: OrderChanges,
-    private readonly lines: OrderLinesPricer,
+    private readonly lines: OrderLinePricingService,
   ) {}
 
   async addItem(
@@ -31,8 +25,8 @@ export class OrderItemsService {
     orderId: string,
     line: RequestedLine,
     expected?: ExpectedVersions,
-  ): Promise<{ order: Order; item: OrderLine }> {
-    let itemId = '';
+  ): Promise<{ order: OrderBody; item: { itemId: string; json: string } }> {
+    let item = { itemId: '', json: '' };
     const order = await this.changes.run(caller, orderId, 'changeItems', expected, async (db, current) => {
       checkRoom(current, 1);
       const productId = line.productId.toLowerCase();
@@ -40,12 +34,17 @@ export class OrderItemsService {
       const [checked] = await this.lines.price([{ productId, quantity: held + line.quantity }], () => '', db);
       const added = { ...checked, quantity: line.quantity };
       this.lines.assertStorableTotal([...current.items, added]);
-      [itemId] = await this.orders.insertLines(db, current.orderId, [added]);
+      [item] = await this.orders.insertLines(db, current.orderId, [added]);
     });
-    return { order, item: order.items.find((i) => i.itemId === itemId) as OrderLine };
+    return { order, item };
   }
 
-  removeItem(caller: Caller, orderId: string, itemId: string, expected?: ExpectedVersions): Promise<Order> {
+  removeItem(
+    caller: Caller,
+    orderId: string,
+    itemId: string,
+    expected?: ExpectedVersions,
+  ): Promise<OrderBody> {
     return this.changes.run(caller, orderId, 'changeItems', expected, async (db, order) => {
       if (!(await this.orders.deleteLine(db, order.orderId, itemId))) {
         throw new AppException('ITEM_NOT_FOUND', { args: { itemId } });
@@ -63,7 +62,7 @@ export class OrderItemsService {
     orderId: string,
     lines: readonly RequestedLine[],
     expected?: ExpectedVersions,
-  ): Promise<{ order: Order; itemIds: string[] }> {
+  ): Promise<{ order: OrderBody; itemIds: string[] }> {
     let itemIds: string[] = [];
     const order = await this.changes.run(caller, orderId, 'changeItems', expected, async (db, current) => {
       checkRoom(current, lines.length);
@@ -79,7 +78,7 @@ export class OrderItemsService {
       const priced = await this.lines.price(wanted, itemFieldPrefix, db);
       const added = priced.map((line, i) => ({ ...line, quantity: lines[i].quantity }));
       this.lines.assertStorableTotal([...current.items, ...added]);
-      itemIds = await this.orders.insertLines(db, current.orderId, added);
+      itemIds = (await this.orders.insertLines(db, current.orderId, added)).map((line) => line.itemId);
     });
     return { order, itemIds };
   }
@@ -88,7 +87,7 @@ export class OrderItemsService {
 /**
  * An order holds at most MAX_ORDER_LINES lines, however they were added (the create body's limit, kept
  * for the order's whole life): more is 400 VALIDATION_ERROR on `items`, as an order total beyond the money
- * column is (DECISIONS "Errors").
+ * column is.
  */
 function checkRoom(order: Order, added: number): void {
   if (order.items.length + added > MAX_ORDER_LINES) {

@@ -4,28 +4,41 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { CursorCodec } from '../paging/cursor-codec';
 import { CursorPage } from '../paging/cursor-page';
-import { OffsetPage, offsetOf, offsetPage } from '../paging/offset-page';
+import { offsetOf } from '../paging/offset-page';
 import { AppException } from '../problem/app-exception';
-import type { Order, OrderLine } from './domain/order';
-import type { CreationKey, CreationRange, OrderAggregateChunk } from './domain/order-aggregates';
+import type { OrderBody } from './domain/order';
+import type { OrderBodyVersion } from './domain/order-fields';
 import {
-  keyCount,
   CursorPaging,
-  OffsetPaging,
+  keyCount,
   OrderFilter,
   OrderListCriteria,
   OrderScope,
   SortKey,
 } from './domain/order-list-criteria';
+import type { OrderStatus } from './domain/order-status';
 import { assertOrderVisible } from './order-access';
 import { OrdersRepository } from './persistence/orders.repository';
 
-export type OffsetOrderPage = { kind: 'offset' } & OffsetPage<Order>;
-export type OrderListPage = OffsetOrderPage | ({ kind: 'cursor' } & CursorPage<Order>);
+/** An offset page of a list: its orders as the text of a JSON array, and the page's fields. */
+export interface OffsetOrderPage {
+  kind: 'offset';
+  contentJson: string;
+  totalElements: number;
+  page: number;
+  size: number;
+}
+
+/** A cursor page of a list: its orders as the text of a JSON array, and the page's fields. */
+export type CursorOrderPage = { kind: 'cursor'; contentJson: string } & Omit<CursorPage<never>, 'content'>;
+
+export type OrderListPage = OffsetOrderPage | CursorOrderPage;
 
 /**
- * Reading orders: one order, the `latest` alias, lists (offset or keyset cursor paging, one set of
- * filter, sort and ownership rules for GET /orders and POST /orders/search) and an order's items.
+ * Reading orders as the API serves them: one order, the `latest` alias, lists (offset or keyset cursor
+ * paging, one set of filter, sort and ownership rules for GET /orders and POST /orders/search) and an
+ * order's items. Orders come as their bodies' JSON text in the API version asked for, rendered by
+ * PostgreSQL (OrderBody): nothing is parsed or built again on the way out.
  */
 @Injectable()
 export class OrderReadsService {
@@ -38,133 +51,115 @@ export class OrderReadsService {
     this.cursors = new CursorCodec(config.cursor.secret);
   }
 
-  async get(caller: Caller, orderId: string): Promise<Order> {
-    const order = await this.orders.read(orderId);
+  async get(caller: Caller, orderId: string, version: OrderBodyVersion): Promise<OrderBody> {
+    const order = await this.orders.readBody(orderId, version);
     if (!order) throw new AppException('ORDER_NOT_FOUND', { args: { orderId } });
     assertOrderVisible(caller, order);
     return order;
   }
 
+  /** That the order exists and the caller may see it (what another module keeps for an order needs it). */
+  async assertVisible(caller: Caller, orderId: string): Promise<void> {
+    const customerId = await this.orders.readCustomerId(orderId);
+    if (customerId === undefined) throw new AppException('ORDER_NOT_FOUND', { args: { orderId } });
+    assertOrderVisible(caller, { customerId });
+  }
+
+  /** The status of an order (the deprecated status read). */
+  async status(caller: Caller, orderId: string): Promise<OrderStatus> {
+    const order = await this.orders.read(orderId);
+    if (!order) throw new AppException('ORDER_NOT_FOUND', { args: { orderId } });
+    assertOrderVisible(caller, order);
+    return order.status;
+  }
+
   /** The `latest` alias: the caller's most recent order. */
-  async latest(caller: Caller): Promise<Order> {
-    const order = await this.orders.readLatest(caller.userId);
+  async latest(caller: Caller, version: OrderBodyVersion): Promise<OrderBody> {
+    const order = await this.orders.readLatestBody(caller.userId, version);
     if (!order) throw new AppException('ORDER_NOT_FOUND', { args: { orderId: 'latest' } });
     return order;
   }
 
-  list(caller: Caller, criteria: OrderListCriteria & { paging: OffsetPaging }): Promise<OffsetOrderPage>;
-  list(
+  /** A page of a list, offset or cursor as its criteria's paging says, its orders as `version` serves them. */
+  async list(
     caller: Caller,
-    criteria: OrderListCriteria & { paging: CursorPaging },
-  ): Promise<{ kind: 'cursor' } & CursorPage<Order>>;
-  list(caller: Caller, criteria: OrderListCriteria): Promise<OrderListPage>;
-  async list(caller: Caller, { filter, sort, paging }: OrderListCriteria): Promise<OrderListPage> {
+    { filter, sort, paging }: OrderListCriteria,
+    version: OrderBodyVersion,
+  ): Promise<OrderListPage> {
     const scope = this.scopeOf(caller, filter);
-    if (paging.kind === 'cursor') {
-      return { kind: 'cursor', ...(await this.cursorPage(filter, scope, sort, paging.size, paging.cursor)) };
-    }
-    const rows = await this.orders.page(
+    if (paging.kind === 'cursor') return this.cursorPage(filter, scope, sort, paging, version);
+    const { contentJson, total } = await this.orders.offsetPage(
       filter,
       scope,
       sort,
       { limit: paging.size, offset: offsetOf(paging) },
-      { total: true },
+      version,
     );
-    return { kind: 'offset', ...offsetPage(rows.orders, rows.total ?? 0, paging) };
+    return { kind: 'offset', contentJson, totalElements: total, page: paging.page, size: paging.size };
   }
 
-  /**
-   * An offset page of a list (same rules as `list`) with its orders already in the v1 API's JSON, as the
-   * text of an array rendered by PostgreSQL (OrdersRepository.renderedPage): the v1 list's path, which
-   * sends the text as it comes instead of parsing, mapping and serializing twenty orders.
-   */
-  async renderedV1Page(
-    caller: Caller,
-    { filter, sort, paging }: OrderListCriteria & { paging: OffsetPaging },
-  ): Promise<{ contentJson: string; totalElements: number }> {
-    const scope = this.scopeOf(caller, filter);
-    const { content, total } = await this.orders.renderedPage(filter, scope, sort, {
-      limit: paging.size,
-      offset: offsetOf(paging),
-    });
-    return { contentJson: content, totalElements: total };
-  }
-
+  /** A page of an order's items as v1 serves them, as the text of a JSON array, and how many it has. */
   async listItems(
     caller: Caller,
     orderId: string,
     paging: { page: number; size: number },
-  ): Promise<OffsetPage<OrderLine>> {
-    await this.get(caller, orderId);
-    const { lines, total } = await this.orders.linesPage(orderId, {
-      limit: paging.size,
-      offset: offsetOf(paging),
-    });
-    return offsetPage(lines, total, paging);
+  ): Promise<{ contentJson: string; totalElements: number }> {
+    const lines = await this.orders.linesPage(orderId, { limit: paging.size, offset: offsetOf(paging) });
+    if (!lines) throw new AppException('ORDER_NOT_FOUND', { args: { orderId } });
+    assertOrderVisible(caller, lines);
+    return { contentJson: lines.contentJson, totalElements: lines.total };
   }
 
-  async getItem(caller: Caller, orderId: string, itemId: string): Promise<OrderLine> {
-    const item = (await this.get(caller, orderId)).items.find((i) => i.itemId === itemId);
-    if (!item) throw new AppException('ITEM_NOT_FOUND', { args: { itemId } });
-    return item;
-  }
-
-  /**
-   * A customer's orders in creation order, a chunk at a time (exports walk them without holding them all):
-   * pass the returned `last` back as `after` until a chunk comes back shorter than `limit`.
-   */
-  customerOrdersChunk(
-    customerId: string,
-    after: CreationKey | undefined,
-    limit: number,
-  ): Promise<{ orders: Order[]; last?: CreationKey }> {
-    return this.orders.readCustomerChunk(customerId, after, limit);
-  }
-
-  countCustomerOrders(customerId: string): Promise<number> {
-    return this.orders.countCustomerOrders(customerId);
-  }
-
-  /** Sums over the next chunk of orders created in `range` (reports aggregate a chunk at a time). */
-  aggregateChunk(
-    range: CreationRange,
-    after: CreationKey | undefined,
-    limit: number,
-  ): Promise<OrderAggregateChunk> {
-    return this.orders.aggregateChunk(range, after, limit);
-  }
-
-  countCreatedIn(range: CreationRange): Promise<number> {
-    return this.orders.countCreatedIn(range);
+  /** An item of an order as v1 serves it, JSON text. */
+  async getItem(caller: Caller, orderId: string, itemId: string): Promise<string> {
+    const found = await this.orders.readLine(orderId, itemId);
+    if (!found) throw new AppException('ORDER_NOT_FOUND', { args: { orderId } });
+    assertOrderVisible(caller, found);
+    if (found.json === null) throw new AppException('ITEM_NOT_FOUND', { args: { itemId } });
+    return found.json;
   }
 
   private async cursorPage(
     filter: OrderFilter,
     scope: OrderScope,
     sort: readonly SortKey[],
-    size: number,
-    token: string,
-  ): Promise<CursorPage<Order>> {
+    paging: CursorPaging,
+    version: OrderBodyVersion,
+  ): Promise<CursorOrderPage> {
+    const { size } = paging;
     const binding = CursorCodec.binding({ filter, scope, sort });
-    const position = token === '' ? undefined : this.cursors.decode(token, binding, keyCount(sort));
+    const position =
+      paging.cursor === '' ? undefined : this.cursors.decode(paging.cursor, binding, keyCount(sort));
     const backwards = position?.direction === 'prev';
-    const fetched = await this.orders.page(filter, scope, sort, {
-      limit: size + 1,
-      after: position ? { values: position.values, forward: !backwards } : undefined,
-      reverse: backwards,
-    });
-    const more = fetched.orders.length > size;
-    const orders = fetched.orders.slice(0, size);
+    const fetched = await this.orders.keysetPage(
+      filter,
+      scope,
+      sort,
+      {
+        limit: size + 1,
+        after: position ? { values: position.values, forward: !backwards } : undefined,
+        reverse: backwards,
+      },
+      version,
+    );
+    const more = fetched.bodies.length > size;
+    const bodies = fetched.bodies.slice(0, size);
     const keys = fetched.keys.slice(0, size);
     if (backwards) {
-      orders.reverse();
+      bodies.reverse();
       keys.reverse();
     }
     // Travelling forward there is more ahead when we over-fetched, and something behind once we moved;
     // travelling backward the other way round.
-    const hasNext = (backwards ? true : more) && orders.length > 0;
-    const hasPrev = (backwards ? more : position !== undefined) && orders.length > 0;
-    const page: CursorPage<Order> = { content: orders, size, hasNext, hasPrev };
+    const hasNext = (backwards ? true : more) && bodies.length > 0;
+    const hasPrev = (backwards ? more : position !== undefined) && bodies.length > 0;
+    const page: CursorOrderPage = {
+      kind: 'cursor',
+      contentJson: `[${bodies.join(',')}]`,
+      size,
+      hasNext,
+      hasPrev,
+    };
     if (hasNext)
       page.nextCursor = this.cursors.encode({ direction: 'next', values: keys[keys.length - 1] }, binding);
     if (hasPrev) page.prevCursor = this.cursors.encode({ direction: 'prev', values: keys[0] }, binding);

@@ -14,21 +14,26 @@ import { OrderBatchService } from './order-batch.service';
 import { OrderChanges } from './order-changes.service';
 import { OrderDeletionHooks } from './order-deletion-hooks';
 import { OrderEditingService } from './order-editing.service';
+import { OrderExportsService } from './order-exports.service';
 import { OrderItemsService } from './order-items.service';
-import { OrderLinesPricer } from './order-lines.service';
+import { OrderLinePricingService } from './order-line-pricing.service';
 import { OrderReadsService } from './order-reads.service';
-import { OrderItemEntity } from './persistence/order-item.entity';
-import { OrderEntity } from './persistence/order.entity';
+import { OrderReportsService } from './order-reports.service';
+import { OrderEntity, OrderItemEntity } from './persistence/order.entity';
+import { OrderExportsRepository } from './persistence/order-exports.repository';
+import { OrderReportsRepository } from './persistence/order-reports.repository';
 import { OrdersRepository } from './persistence/orders.repository';
 
 /**
- * Orders: HTTP (http/: v1, the deprecated v1 status read, and v2, which differs in payload mapping only),
- * use-case services (reads, editing, actions, items, batch) over the model and state table (domain/), and
- * one repository holding every orders statement (persistence/). Other modules read orders through
- * OrderReadsService, and delete what they keep for an order through OrderDeletionHooks.
+ * Orders: HTTP (http/: v1, the deprecated v1 status read, and v2, which differs in its bodies only), use-case
+ * services (reads, editing, actions, items, batch; reports' and exports' reads) over the declaration of the
+ * order's fields, the model and the state table (domain/), and repositories (persistence/): the orders'
+ * statements, and those of reports and of exports. Other modules read orders through OrderReadsService,
+ * OrderReportsService and OrderExportsService, and delete what they keep for an order through
+ * OrderDeletionHooks.
  */
 @Module({
-  // The entities describe the tables for `npm run migration:generate`; statements live in the repository.
+  // The entities describe the tables for `npm run migration:generate`; statements live in the repositories.
   imports: [
     TypeOrmModule.forFeature([OrderEntity, OrderItemEntity]),
     BatchModule,
@@ -45,15 +50,19 @@ import { OrdersRepository } from './persistence/orders.repository';
   ],
   providers: [
     OrdersRepository,
+    OrderReportsRepository,
+    OrderExportsRepository,
     OrderChanges,
     OrderDeletionHooks,
-    OrderLinesPricer,
+    OrderLinePricingService,
     OrderReadsService,
+    OrderReportsService,
+    OrderExportsService,
     OrderEditingService,
     OrderActionsService,
     OrderItemsService,
     OrderBatchService,
   ],
-  exports: [OrderReadsService, OrderDeletionHooks],
+  exports: [OrderReadsService, OrderReportsService, OrderExportsService, OrderDeletionHooks],
 })
 export class OrdersModule {}

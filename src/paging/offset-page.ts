@@ -13,7 +13,7 @@ export const MAX_PAGE = 1_000_000;
 export const PAGE = integer({ min: 1, max: MAX_PAGE });
 export const PAGE_SIZE = integer({ min: 1, max: MAX_PAGE_SIZE });
 
-/** `page` (first is 1) and `size` (1–100) of every offset-paged list (contract, List query parameters). */
+/** `page` (first is 1) and `size` (1–100) of every offset-paged list. */
 export class OffsetPageQuery {
   @RequestField(PAGE, { presence: 'optional', default: 1, description: 'Page number, first is 1.' })
   @QueryNumber()
@@ -24,7 +24,7 @@ export class OffsetPageQuery {
   size: number = DEFAULT_PAGE_SIZE;
 }
 
-/** The offset page of the contract (Pages). */
+/** An offset page: its content, where it is, and the list's exact size. */
 export interface OffsetPage<T> {
   content: T[];
   page: number;

@@ -18,7 +18,7 @@ export const CURSOR = patterned({
 });
 
 /**
- * The OpenAPI schema of an offset page of `item` (contract, Pages), named `<name>` in the document.
+ * The OpenAPI schema of an offset page of `item`, named `<name>` in the document.
  * One definition for every paged list, so the page shape cannot drift between resources.
  */
 export function OffsetPageResponse<T>(item: Type<T>, name: string): Type<{ content: T[] }> {
@@ -42,7 +42,7 @@ export function OffsetPageResponse<T>(item: Type<T>, name: string): Type<{ conte
   return Page;
 }
 
-/** The OpenAPI schema of a cursor page of `item` (contract, Pages), named `<name>` in the document. */
+/** The OpenAPI schema of a cursor page of `item`, named `<name>` in the document. */
 export function CursorPageResponse<T>(item: Type<T>, name: string): Type<{ content: T[] }> {
   class Page {
     @ResponseField(listOf(nested(item), { max: MAX_PAGE_SIZE }))

@@ -1,7 +1,7 @@
 /**
  * The one registry of error codes. It feeds the problem-details filter (status), the i18n catalogues
  * (`errors.<CODE>` in i18n/<lang>/errors.json, checked by a test) and the OpenAPI `ErrorCode` enum.
- * Adding a code is non-breaking (contract, Versioning); renaming or removing one is not.
+ * Adding a code is non-breaking (docs/versioning.md); renaming or removing one is not.
  */
 export const ERROR_CODES = {
   VALIDATION_ERROR: 400,
@@ -90,7 +90,7 @@ export function problemType(code: string): string {
   return `urn:problem:order-service:${code.toLowerCase().replace(/_/g, '-')}`;
 }
 
-/** `title` is the English status name and never localized (contract, Errors). */
+/** `title` is the English status name and never localized. */
 export const STATUS_TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',

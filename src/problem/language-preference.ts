@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Language } from './language';
 
 /**
- * Port: the language the sender of a request chose for themselves (DECISIONS "Users and aliases": a
- * request without `Accept-Language` gets the caller's stored `language`). The users module, which stores
+ * Port: the language the sender of a request chose for themselves (a request without `Accept-Language`
+ * gets the caller's stored `language`). The users module, which stores
  * it, provides the implementation; this folder never imports a domain module, so it only knows the port.
  * Consulted by `LanguageResolver` only when a response localizes text and the request has no
  * `Accept-Language`: the common path pays nothing for it.

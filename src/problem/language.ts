@@ -4,7 +4,7 @@ export const DEFAULT_LANGUAGE: Language = 'ru';
 
 /**
  * The first tag of Accept-Language decides (quality weights ignored, case-insensitive, `en-US` → `en`);
- * anything else falls back to `ru` (contract, Localization).
+ * anything else falls back to `ru`.
  */
 export function resolveLanguage(acceptLanguage: string | string[] | undefined): Language {
   const header = Array.isArray(acceptLanguage) ? acceptLanguage[0] : acceptLanguage;

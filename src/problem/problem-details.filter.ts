@@ -31,7 +31,7 @@ interface FastifyLikeError {
 
 /**
  * The status of an error the framework raised: an HttpException (Nest's router also turns Fastify's own
- * errors, such as 413 and 415, into one), or a Fastify error thrown inside a handler (PITFALLS 4). Anything
+ * errors, such as 413 and 415, into one), or a Fastify error thrown inside a handler (Nest hands it on as it is). Anything
  * else is a bug: undefined, rendered as 500.
  */
 function frameworkStatus(exception: unknown): number | undefined {
@@ -42,7 +42,7 @@ function frameworkStatus(exception: unknown): number | undefined {
 
 /**
  * Turns every error that reaches HTTP into a localized Problem Details body. Guards run before
- * nestjs-i18n's context exists (PITFALLS 5): the language is resolved here, by `LanguageResolver`
+ * nestjs-i18n's context exists (it is missing in filters on Fastify): the language is resolved here, by `LanguageResolver`
  * (Accept-Language, else the caller's stored preference, else ru). Where errors come from:
  * - Fastify's own errors before the handler (413, 415) reach it as bare HttpExceptions: Nest's router
  *   turns every FastifyError into one, dropping its code (so malformed JSON is mapped at its parser,
@@ -108,7 +108,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       .status(appException.status)
       .headers(appException.options.headers ?? {})
       .header('content-language', lang)
-      // A string body keeps Fastify from choosing the content type itself (PITFALLS 3).
+      // A string body keeps Fastify from choosing the content type itself (it would for an object).
       .header('content-type', PROBLEM_CONTENT_TYPE)
       .send(JSON.stringify(body));
   }

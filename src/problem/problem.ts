@@ -19,7 +19,7 @@ export interface Violation {
   code: string;
 }
 
-/** RFC 9457 body as the contract fixes it (Problem Details). */
+/** The RFC 9457 Problem Details body every error answer carries. */
 export interface ProblemBody {
   type: string;
   status: number;

@@ -3,7 +3,7 @@ import { I18nService } from 'nestjs-i18n';
 import { TranslationArgs } from './app-exception';
 import { Language } from './language';
 
-/** Thin, typed front of nestjs-i18n: the language is always passed explicitly (see PITFALLS 5). */
+/** Thin, typed front of nestjs-i18n: the language is always passed explicitly (its request context is missing in filters on Fastify). */
 @Injectable()
 export class Translator {
   constructor(private readonly i18n: I18nService) {}

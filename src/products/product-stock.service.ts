@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { AppException } from '../problem/app-exception';
-import type { ProductStatus } from './product.entity';
-import { ProductsRepository, StockTake } from './products.repository';
+import type { ProductStatus } from './domain/product';
+import { ProductsRepository, StockTake } from './persistence/products.repository';
 
 /** What other modules may know of a product to sell it: a snapshot, not the entity. */
 export interface ProductSnapshot {

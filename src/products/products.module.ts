@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProductStockService } from './product-stock.service';
-import { ProductEntity } from './product.entity';
-import { ProductsController } from './products.controller';
-import { ProductsRepository } from './products.repository';
+import { ProductsController } from './http/products.controller';
+import { ProductEntity } from './persistence/product.entity';
+import { ProductsRepository } from './persistence/products.repository';
 import { ProductsService } from './products.service';
 
 /** The catalogue: its HTTP API, and the stock service other modules reserve and release stock through. */

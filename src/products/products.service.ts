@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { OffsetPage, offsetOf, offsetPage } from '../paging/offset-page';
 import { AppException } from '../problem/app-exception';
-import { ProductEntity, ProductStatus } from './product.entity';
-import { ProductChanges, ProductsRepository } from './products.repository';
+import type { Product, ProductStatus } from './domain/product';
+import { ProductChanges, ProductsRepository } from './persistence/products.repository';
 
 export interface ProductDraft {
   name: string;
@@ -18,18 +18,18 @@ export type ProductPatch = Partial<ProductDraft>;
 export class ProductsService {
   constructor(private readonly products: ProductsRepository) {}
 
-  async list(query: { page: number; size: number }): Promise<OffsetPage<ProductEntity>> {
+  async list(query: { page: number; size: number }): Promise<OffsetPage<Product>> {
     const { products, total } = await this.products.page({ limit: query.size, offset: offsetOf(query) });
     return offsetPage(products, total, query);
   }
 
-  async get(productId: string): Promise<ProductEntity> {
+  async get(productId: string): Promise<Product> {
     const product = await this.products.read(productId);
     if (!product) throw new AppException('PRODUCT_NOT_FOUND', { args: { productId } });
     return product;
   }
 
-  create(draft: ProductDraft): Promise<ProductEntity> {
+  create(draft: ProductDraft): Promise<Product> {
     return this.products.insert({
       name: draft.name,
       price: draft.price.toFixed(2),
@@ -38,7 +38,7 @@ export class ProductsService {
     });
   }
 
-  async patch(productId: string, patch: ProductPatch): Promise<ProductEntity> {
+  async patch(productId: string, patch: ProductPatch): Promise<Product> {
     const changes: ProductChanges = {};
     if (patch.name !== undefined) changes.name = patch.name;
     if (patch.price !== undefined) changes.price = patch.price.toFixed(2);

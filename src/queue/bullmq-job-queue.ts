@@ -66,6 +66,8 @@ export class BullMqJobQueue extends JobQueue {
   private readonly reconnectListeners: Array<() => void> = [];
   /** Whether the producer connection was ever ready: until then a producer call waits for it, briefly. */
   private connectedOnce = false;
+  /** When the wait for the first connection ends (set by the first producer call). */
+  private firstWaitEnds?: number;
 
   constructor(
     private readonly redisUrl: string,
@@ -113,10 +115,20 @@ export class BullMqJobQueue extends JobQueue {
     });
   }
 
+  /**
+   * Remembered first, then set up if Redis is reachable (`reachable()`): should setting it up fail, the next
+   * reconnect sets it up, as after Redis came back empty (`restoreSchedules`).
+   */
   async schedule(queue: string, name: string, everyMs: number): Promise<void> {
+    const id = `${queue}.${name}`;
     const schedule = { queue, name, everyMs };
-    this.schedules.set(`${queue}.${name}`, schedule);
-    await this.upsertScheduler(schedule);
+    this.schedules.set(id, schedule);
+    try {
+      await this.upsertScheduler(schedule);
+    } catch (error: unknown) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn(`schedule ${id} not set up yet (${reason}): it will be when Redis is reachable`);
+    }
   }
 
   /** One scheduler per id across all processes: upserting it again only refreshes its settings. */
@@ -136,7 +148,7 @@ export class BullMqJobQueue extends JobQueue {
       try {
         if (await this.queue(schedule.queue).getJobScheduler(id)) continue;
         await this.upsertScheduler(schedule);
-        this.logger.warn(`schedule ${id} set up again: Redis came back without it`);
+        this.logger.warn(`schedule ${id} set up after Redis reconnected: Redis did not have it`);
       } catch (error: unknown) {
         const reason = error instanceof Error ? error.message : String(error);
         this.logger.warn(`schedule ${id} not restored after Redis reconnected: ${reason}`);
@@ -160,7 +172,7 @@ export class BullMqJobQueue extends JobQueue {
   start(): void {
     if (!this.runsWorkers) return;
     for (const [queueName, registration] of this.registrations) {
-      // Workers need connections that may block (maxRetriesPerRequest: null, PITFALLS 6); BullMQ does not
+      // Workers need connections that may block (BullMQ refuses them without maxRetriesPerRequest: null); BullMQ does not
       // close a connection it was given, so they are kept to be closed here.
       const connection = new IORedis(this.redisUrl, { maxRetriesPerRequest: null });
       connection.on('error', () => undefined);
@@ -273,12 +285,15 @@ export class BullMqJobQueue extends JobQueue {
   /**
    * Resolves when the producer connection is ready. While Redis is away the caller (a request starting a
    * task, a metrics scrape) fails at once instead of waiting for it; only a process still making its first
-   * connection waits, at most READY_WAIT_MS.
+   * connection waits, READY_WAIT_MS from its first producer call in all (a start while Redis is down sets up
+   * several schedules, one after the other: they share that wait).
    */
   private async reachable(): Promise<void> {
     const connection = this.producerConnection;
     if (connection.status === 'ready') return;
-    if (this.connectedOnce) throw new Error('Redis is not reachable');
+    this.firstWaitEnds ??= Date.now() + READY_WAIT_MS;
+    const waitMs = this.firstWaitEnds - Date.now();
+    if (this.connectedOnce || waitMs <= 0) throw new Error('Redis is not reachable');
     await new Promise<void>((resolve, reject) => {
       const ready = () => {
         clearTimeout(timer);
@@ -287,7 +302,7 @@ export class BullMqJobQueue extends JobQueue {
       const timer = setTimeout(() => {
         connection.off('ready', ready);
         reject(new Error('Redis is not reachable'));
-      }, READY_WAIT_MS);
+      }, waitMs);
       connection.once('ready', ready);
     });
   }

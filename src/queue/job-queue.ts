@@ -56,7 +56,9 @@ export abstract class JobQueue {
 
   /**
    * Runs a job (`name`, no payload) on `queue` every `everyMs`, once across all processes sharing the queue
-   * backend; the processor of `queue` handles it like any job.
+   * backend; the processor of `queue` handles it like any job. The one way to run periodic work. The
+   * adapter keeps the schedule for the process's life (a backend that lost it gets it again), so callers
+   * never retry.
    */
   abstract schedule(queue: string, name: string, everyMs: number): Promise<void>;
 

@@ -5,8 +5,8 @@ export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increm
 
 /**
  * What a rate-limit storage answers for one counted request. The library's own fields keep their meaning
- * in its built-in storage (times in whole seconds); `resetAt` adds the instant the contract's
- * `RateLimit-Reset` header needs, so no unit is guessed at (PITFALLS 2).
+ * in its built-in storage (times in whole seconds); `resetAt` adds the instant the
+ * `RateLimit-Reset` header needs, so no unit is guessed at (the library mixes seconds and milliseconds).
  */
 export interface RateLimitRecord extends ThrottlerStorageRecord {
   /** Unix time in seconds at which the client's window ends and its count starts again. */

@@ -74,7 +74,7 @@ describe('RateLimitGuard', () => {
     expect(increment).toHaveBeenCalledWith('default:ip:203.0.113.9', 60_000, 5, 60_000, 'default');
   });
 
-  it('writes the contract headers on the reply and none of the library’s', async () => {
+  it('writes the RateLimit-* headers on the reply and none of the library’s', async () => {
     const guard = await guardWith(hits(2), anonymous);
     const { host, reply } = context('/api/v1/orders');
     await expect(guard.canActivate(host)).resolves.toBe(true);

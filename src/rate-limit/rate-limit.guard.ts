@@ -14,7 +14,7 @@ import { AppException } from '../problem/app-exception';
 import { isRateLimitRecord, type ThrottlerStorageRecord } from './rate-limit-window';
 import { isApiRoute } from '../http/api-route';
 
-/** The contract's header names (Headers table); the library's `X-RateLimit-*` are never sent (PITFALLS 1). */
+/** The rate-limit headers the API sends; the library's `X-RateLimit-*` are never sent. */
 export const RATE_LIMIT_HEADERS = {
   limit: 'RateLimit-Limit',
   remaining: 'RateLimit-Remaining',
@@ -28,7 +28,7 @@ const STORE_DOWN_WARNING_INTERVAL_MS = 60_000;
 /**
  * Per-client fixed-window rate limit on every /api route, before authentication (global guards run in
  * module order). A client is the token's `sub` when the request carries a valid token, else its IP, and
- * all routes draw on one quota (the library keys per route: PITFALLS 1). Every limited response carries
+ * all routes draw on one quota (the library keys per route). Every limited response carries
  * `RateLimit-Limit`, `-Remaining` and `-Reset` (Unix seconds), set on the reply here so that the 401/403
  * of the auth guard and any later error carry them too; over the limit it is 429 `RATE_LIMIT_EXCEEDED`
  * with `Retry-After`, rendered by the one problem filter.
@@ -50,7 +50,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   /**
    * The library's `canActivate` reads six route metadata entries per throttler and request (its @Throttle
    * and @SkipThrottle decorators). This service has no per-route limits, so none are read: the configured
-   * throttlers apply to every business route as they are (docs/benchmarks.md, issue 15).
+   * throttlers apply to every business route as they are (docs/benchmarks.md).
    */
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (await this.shouldSkip(context)) return true;

@@ -9,7 +9,7 @@ import { RateLimitGuard } from './rate-limit.guard';
 import { RedisRateLimitStorage } from './redis-rate-limit.storage';
 
 /**
- * Per-client rate limiting on /api with the contract's RateLimit-* headers: RATE_LIMIT_LIMIT requests per
+ * Per-client rate limiting on /api with the RateLimit-* headers: RATE_LIMIT_LIMIT requests per
  * RATE_LIMIT_WINDOW_SECONDS, counted in Redis (shared by all replicas) or in process memory without it.
  * Imported before AuthModule so its global guard runs first.
  */
@@ -21,7 +21,7 @@ import { RedisRateLimitStorage } from './redis-rate-limit.storage';
         throttlers: [
           { name: 'default', limit: config.rateLimit.limit, ttl: config.rateLimit.windowSeconds * 1000 },
         ],
-        // The guard writes the contract's headers itself; the library's are X-RateLimit-* (PITFALLS 1).
+        // The guard writes the RateLimit-* headers itself; the library's are X-RateLimit-*.
         setHeaders: false,
         storage: redis
           ? new RedisRateLimitStorage(redis, `${config.redis.keyPrefix}:rl:`)

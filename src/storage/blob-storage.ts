@@ -22,7 +22,7 @@ export class BlobTooLargeError extends Error {
 }
 
 /**
- * The storage port for file bytes (attachments, avatars, export files). Its contract, which every adapter
+ * The storage port for file bytes (attachments, avatars, export files). Its promises, which every adapter
  * keeps (PostgreSQL today; an S3-compatible store can be added without touching modules that use it):
  *
  * - `write(source)` consumes a stream and stores the bytes as they arrive, never holding the whole file in

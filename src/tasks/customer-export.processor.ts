@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { CreationKey } from '../orders/domain/order-aggregates';
-import { OrderReadsService } from '../orders/order-reads.service';
+import { OrderExportsService } from '../orders/order-exports.service';
 import { BlobStorage } from '../storage/blob-storage';
+import { EXPORT_FILE_FORMATS } from './domain/export-file-format';
 import { MAX_EXPORT_BYTES, progressOf } from './domain/task';
-import { EXPORT_FORMATS } from './order-export.format';
 import { TasksRepository } from './persistence/tasks.repository';
 import { TaskHandler, TaskHandlers, TaskRun } from './task-handlers';
 
@@ -22,7 +22,7 @@ export class CustomerExportProcessor implements TaskHandler<'CUSTOMER_EXPORT'> {
   readonly concurrency = 2;
 
   constructor(
-    private readonly orders: OrderReadsService,
+    private readonly orders: OrderExportsService,
     private readonly tasks: TasksRepository,
     private readonly storage: BlobStorage,
     private readonly dataSource: DataSource,
@@ -33,7 +33,7 @@ export class CustomerExportProcessor implements TaskHandler<'CUSTOMER_EXPORT'> {
 
   async run({ task, progress, complete }: TaskRun<'CUSTOMER_EXPORT'>): Promise<void> {
     const { customerId, format } = task.parameters;
-    const file = EXPORT_FORMATS[format];
+    const file = EXPORT_FILE_FORMATS[format];
     const total = await this.orders.countCustomerOrders(customerId);
     const orders = this.orders;
     async function* content(): AsyncGenerator<Buffer> {
@@ -42,12 +42,12 @@ export class CustomerExportProcessor implements TaskHandler<'CUSTOMER_EXPORT'> {
       let done = 0;
       for (;;) {
         const chunk = await orders.customerOrdersChunk(customerId, after, EXPORT_CHUNK_ORDERS);
-        if (chunk.orders.length > 0) {
-          yield Buffer.from(chunk.orders.map((order, i) => file.order(order, done + i === 0)).join(''));
+        if (chunk.bodies.length > 0) {
+          yield Buffer.from(chunk.bodies.map((body, i) => file.order(body, done + i === 0)).join(''));
         }
-        done += chunk.orders.length;
+        done += chunk.bodies.length;
         await progress(progressOf(done, total));
-        if (chunk.orders.length < EXPORT_CHUNK_ORDERS || !chunk.last) break;
+        if (chunk.bodies.length < EXPORT_CHUNK_ORDERS || !chunk.last) break;
         after = chunk.last;
       }
       yield Buffer.from(file.footer);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { CreationKey } from '../orders/domain/order-aggregates';
-import { OrderReadsService } from '../orders/order-reads.service';
+import { OrderReportsService } from '../orders/order-reports.service';
 import { ReportAccumulator } from './domain/report';
 import { progressOf } from './domain/task';
 import { TasksRepository } from './persistence/tasks.repository';
@@ -8,7 +8,7 @@ import { TaskHandler, TaskHandlers, TaskRun } from './task-handlers';
 
 /** Orders per chunk: the database sums each chunk; Node merges the sums, never the orders. */
 export const REPORT_CHUNK_ORDERS = 20_000;
-/** Orders are priced in roubles (DECISIONS "Orders": currency RUB). */
+/** Orders are priced in roubles (an order's currency is RUB). */
 const REPORT_CURRENCY = 'RUB';
 
 /**
@@ -22,7 +22,7 @@ export class ReportGenerationProcessor implements TaskHandler<'REPORT_GENERATION
   readonly concurrency = 1;
 
   constructor(
-    private readonly orders: OrderReadsService,
+    private readonly orders: OrderReportsService,
     private readonly tasks: TasksRepository,
     handlers: TaskHandlers,
   ) {

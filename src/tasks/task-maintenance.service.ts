@@ -1,11 +1,4 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnModuleDestroy,
-  OnModuleInit,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -29,8 +22,6 @@ type MaintenanceJob = keyof typeof MAINTENANCE_JOBS;
 export const QUIET_SECONDS = 30;
 const RECONCILE_BATCH = 200;
 const RETENTION_BATCH = 500;
-/** How long to wait before trying again to set up the schedules when the queue is down at start. */
-const SCHEDULE_RETRY_MS = 60_000;
 
 /**
  * Keeps tasks moving and storage bounded, as scheduled jobs on the job-queue port (run once per schedule
@@ -45,9 +36,8 @@ const SCHEDULE_RETRY_MS = 60_000;
  * - purge-abandoned-blobs: file bytes written but never attached (a crash mid-export or mid-upload).
  */
 @Injectable()
-export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
+export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('TaskMaintenance');
-  private retry?: NodeJS.Timeout;
 
   constructor(
     private readonly queue: JobQueue,
@@ -64,24 +54,8 @@ export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap, On
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.schedule();
-  }
-
-  onModuleDestroy(): void {
-    clearTimeout(this.retry);
-  }
-
-  private async schedule(): Promise<void> {
-    try {
-      for (const [name, everyMs] of Object.entries(MAINTENANCE_JOBS)) {
-        await this.queue.schedule(MAINTENANCE_QUEUE, name, everyMs);
-      }
-    } catch (error: unknown) {
-      this.logger.warn(
-        `maintenance schedules not set up yet: ${error instanceof Error ? error.message : String(error)}`,
-      );
-      this.retry = setTimeout(() => void this.schedule(), SCHEDULE_RETRY_MS);
-      this.retry.unref();
+    for (const [name, everyMs] of Object.entries(MAINTENANCE_JOBS)) {
+      await this.queue.schedule(MAINTENANCE_QUEUE, name, everyMs);
     }
   }
 

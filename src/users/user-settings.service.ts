@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import type { Language } from '../problem/language';
-import { UserSettingsRepository } from './persistence/user-settings.repository';
-import { DEFAULT_USER_SETTINGS, type UserSettings } from './user-settings';
+import { DEFAULT_LANGUAGE, type Language } from '../problem/language';
+import { StoredUserSettings, UserSettingsRepository } from './persistence/user-settings.repository';
+
+/** The settings of a user (`/users/me/settings`): a singleton, replaced as a whole. */
+export type UserSettings = StoredUserSettings;
+
+/** What a user who never saved settings has: the service's default language, notifications on. */
+export const DEFAULT_USER_SETTINGS: Readonly<UserSettings> = {
+  language: DEFAULT_LANGUAGE,
+  notificationsEnabled: true,
+};
 
 /** Reading and replacing a user's settings; the stored language for LanguagePreference. */
 @Injectable()

@@ -3,13 +3,13 @@ import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LanguagePreference } from '../problem/language-preference';
 import { UserSettingsController } from './http/user-settings.controller';
-import { JustInTimeUserGuard } from './just-in-time-user.guard';
+import { JustInTimeUserGuard } from './http/just-in-time-user.guard';
+import { UsersController } from './http/users.controller';
+import { UserEntity } from './persistence/user.entity';
 import { UserSettingsEntity } from './persistence/user-settings.entity';
 import { UserSettingsRepository } from './persistence/user-settings.repository';
 import { UsersRepository } from './persistence/users.repository';
 import { StoredLanguagePreference } from './stored-language-preference.service';
-import { UserEntity } from './user.entity';
-import { UsersController } from './users.controller';
 import { UsersService } from './users.service';
 import { UserSettingsService } from './user-settings.service';
 
@@ -22,8 +22,8 @@ import { UserSettingsService } from './user-settings.service';
   imports: [TypeOrmModule.forFeature([UserEntity, UserSettingsEntity])],
   controllers: [UsersController, UserSettingsController],
   providers: [
-    UsersService,
     UsersRepository,
+    UsersService,
     UserSettingsRepository,
     UserSettingsService,
     { provide: LanguagePreference, useClass: StoredLanguagePreference },

@@ -1,18 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../auth/caller';
 import { AppException } from '../problem/app-exception';
+import type { ProfileChanges, User } from './domain/user';
 import { UsersRepository } from './persistence/users.repository';
-import type { UserEntity } from './user.entity';
 
 /** Bounded so a flood of distinct tokens cannot grow memory; a miss only costs one idempotent upsert. */
 const KNOWN_USERS_LIMIT = 10_000;
-
-export interface ProfileChanges {
-  displayName?: string;
-  email?: string;
-  regionId?: number;
-  segment?: string;
-}
 
 @Injectable()
 export class UsersService {
@@ -25,7 +18,7 @@ export class UsersService {
   async ensureUser(caller: Caller): Promise<void> {
     const rolesKey = caller.roles.join(',');
     if (this.known.get(caller.userId) === rolesKey) return;
-    await this.users.upsert(caller.userId, caller.roles);
+    await this.users.upsertRoles(caller.userId, caller.roles);
     if (this.known.size >= KNOWN_USERS_LIMIT) this.known.delete(this.known.keys().next().value as string);
     this.known.set(caller.userId, rolesKey);
   }
@@ -35,20 +28,15 @@ export class UsersService {
     await this.users.insertCustomer(userId);
   }
 
-  async get(userId: string): Promise<UserEntity> {
+  async get(userId: string): Promise<User> {
     const user = await this.users.read(userId);
     if (!user) throw new AppException('USER_NOT_FOUND', { args: { userId } });
     return user;
   }
 
   /** PUT semantics: fields absent from the body are removed. */
-  async replaceProfile(userId: string, changes: ProfileChanges): Promise<UserEntity> {
-    const user = await this.users.replaceProfile(userId, {
-      displayName: changes.displayName ?? null,
-      email: changes.email ?? null,
-      regionId: changes.regionId ?? null,
-      segment: changes.segment ?? null,
-    });
+  async replaceProfile(userId: string, changes: ProfileChanges): Promise<User> {
+    const user = await this.users.replaceProfile(userId, changes);
     if (!user) throw new AppException('USER_NOT_FOUND', { args: { userId } });
     return user;
   }

@@ -10,7 +10,7 @@ export const CONTENT_TYPES = 'validation:content-types';
 
 /**
  * Restricts a route's request body to the given media types (others are 415 UNSUPPORTED_MEDIA_TYPE, naming
- * the accepted ones), e.g. PATCH accepts only `application/merge-patch+json` (DECISIONS "Orders"). Checked
+ * the accepted ones), e.g. PATCH accepts only `application/merge-patch+json`. Checked
  * by the request validation guard before anything else of the request's input, and declared in OpenAPI.
  */
 export function Consumes(...mediaTypes: string[]): MethodDecorator {

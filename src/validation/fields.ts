@@ -287,7 +287,7 @@ export function namedEnumSchemas(): Record<string, SchemaObject> {
   );
 }
 
-/** One of `values`, declared as the named enum component `name` (contract, Interface description 4). */
+/** One of `values`, declared as the named enum component `name` (every enum of the document is named). */
 export function oneOf(values: readonly string[], name: string): FieldKind {
   const known = NAMED_ENUMS.get(name);
   if (known && known.join() !== values.join()) {

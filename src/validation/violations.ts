@@ -84,8 +84,8 @@ function patternFormat(failure: ConstraintFailure): MappedViolation {
 }
 
 /**
- * class-validator constraint name → violation code and message arguments (DECISIONS, Errors). Arguments
- * come from the decorator's metadata, never from class-validator's English messages.
+ * class-validator constraint name → violation code and message arguments (docs/decisions.md "Validation").
+ * Arguments come from the decorator's metadata, never from class-validator's English messages.
  */
 const RULES: Record<string, ViolationRule> = {
   [ValidationTypes.IS_DEFINED]: required,

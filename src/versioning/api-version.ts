@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 
 /**
- * The API versions this service serves, each as `/api/v<N>/` (contract, Versioning 1: an integer, never a
+ * The API versions this service serves, each as `/api/v<N>/` (an integer, never a
  * minor or a date). A version is added here only for a breaking change (docs/versioning.md).
  */
 export const API_VERSIONS = [1, 2] as const;
@@ -24,7 +24,7 @@ const VERSIONED_API_PATH = /^\/api\/v([1-9][0-9]*)\//;
 
 /**
  * Why a route cannot be served, or undefined when it can: a business route must live under
- * `/api/v<N>/` for a served N (contract, Versioning 1-2), so a controller declared without a version (which
+ * `/api/v<N>/` for a served N, so a controller declared without a version (which
  * Nest would serve at `/api/orders`) or with another one stops the application from starting.
  */
 export function unversionedRouteProblem(url: string): string | undefined {

@@ -2,7 +2,7 @@ import type { AppConfig } from '../config/app-config';
 import type { EndpointDeprecation } from '../openapi/api-endpoint.decorator';
 
 /**
- * The deprecation lifecycle of one endpoint (contract, Versioning: Deprecation), declared once with
+ * The deprecation lifecycle of one endpoint (docs/versioning.md), declared once with
  * `@ApiEndpoint({ deprecated: { successor, sunset } })` and read by both halves: the document builder
  * (flag, description, and leaving the operation out after the sunset) and `DeprecationGuard` (headers
  * while it lives, 410 after). Pure functions, so both decide alike.
@@ -30,7 +30,7 @@ export function successorLink(successor: string): string {
 }
 
 /**
- * The headers every response of a deprecated endpoint carries while it lives (contract, Deprecation 2):
+ * The headers every response of a deprecated endpoint carries while it lives:
  * `Deprecation: true`, `Sunset` as an HTTP-date (RFC 8594, IMF-fixdate) and the successor `Link`.
  */
 export function deprecationHeaders(successor: string, sunset: Date): Record<string, string> {

@@ -4,7 +4,7 @@ import type { Failure } from './checks';
  * Defects the fuzz finds whose fix is under way elsewhere: reported as expected, so the suite stays green
  * until the fix lands. When it lands, the entry is removed, and the fuzz then fails if the defect comes
  * back. Each entry names its issue and matches only its own symptom. None today: the first run's entries
- * (issue #14 items 1, 3 and 6: deep JSON, money overflow, absent bodies, strict query numbers) are fixed.
+ * (deep JSON, money overflow, absent bodies, strict query numbers) are fixed.
  */
 export interface KnownFailure {
   issue: string;

@@ -75,7 +75,7 @@ export interface FuzzRequest {
 }
 
 /**
- * Request headers the service reads but, by the contract, never refuses a request for (an unknown language
+ * Request headers the service reads but never refuses a request for (an unknown language
  * is ru; an entity tag that does not match is not a match): the fuzz sends plausible values and does not
  * judge the requests by them.
  */
@@ -91,12 +91,12 @@ const JUNK_IDS = [
   "1' OR '1'='1",
 ];
 
-/** Query values a strict number parser refuses (DECISIONS: numbers are plain decimals). */
+/** Query values a strict number parser refuses (numbers are plain decimals). */
 const JUNK_NUMBERS = ['', 'abc', '0x2', '1e3', ' 7', '+5', '1_000', 'NaN', 'Infinity'];
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
-/** A JSON body nested far deeper than any body of the API (DECISIONS: deeper than 32 is a 400). */
+/** A JSON body nested far deeper than any body of the API (deeper than 32 levels is a 400). */
 const DEEP_JSON = `{"items":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
 
 interface Draft {

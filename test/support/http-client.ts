@@ -14,7 +14,7 @@ export interface CallOptions {
   contentType?: string;
 }
 
-/** Finds `null` or `""` anywhere in a body: 2xx bodies must have neither (contract, convention 12). */
+/** Finds `null` or `""` anywhere in a body: 2xx bodies must have neither (the JSON output rules). */
 export function emptyValuePaths(value: unknown, path = '$'): string[] {
   if (value === null) return [path];
   if (value === '') return [path];

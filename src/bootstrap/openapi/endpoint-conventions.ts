@@ -33,8 +33,8 @@ import { isPastSunset } from '../../versioning/deprecation';
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 /**
- * Every operation can answer these (contract, Errors 4; Limits: rate limit; 503 while PostgreSQL, Redis or
- * the token keys cannot be reached). What the HTTP parser refuses before a request reaches any operation
+ * Every operation can answer these: an unexpected failure, the rate limit, and 503 while PostgreSQL, Redis
+ * or the token keys cannot be reached. What the HTTP parser refuses before a request reaches any operation
  * (BAD_REQUEST, URI_TOO_LONG, HEADERS_TOO_LARGE, REQUEST_TIMEOUT) and unknown routes and methods are in
  * `ErrorCode` only.
  */
@@ -126,8 +126,8 @@ function operationErrorCodeSchema(operationId: string, codes: readonly ErrorCode
 }
 
 /**
- * One Problem Details response per status, its description naming the codes (contract, Errors); the body is
- * a Problem whose `code` is the operation's own enum (`enumName`), not every code of the service.
+ * One Problem Details response per status, its description naming the codes; the body is a Problem whose
+ * `code` is the operation's own enum (`enumName`), not every code of the service.
  */
 function errorResponses(codes: readonly ErrorCode[], enumName: string): Record<string, ResponseObject> {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -181,7 +181,7 @@ function sortedResponses(responses: Record<string, ResponseObject>): Record<stri
 /**
  * Completes every `@ApiEndpoint` operation: error responses (with the enum of its codes, added to the
  * components), security, the `Idempotency-Key` header, the alias, roles and deprecation notes.
- * A deprecated operation whose sunset is past is left out (contract, Versioning: Deprecation 4).
+ * A deprecated operation whose sunset is past is left out (docs/versioning.md).
  */
 export function applyEndpointConventions(
   document: OpenAPIObject,
@@ -272,8 +272,8 @@ function close(schema: unknown): void {
 
 /**
  * Request bodies say what the validation pipe does: a field they do not list is 400 UNKNOWN_FIELD, at any
- * depth (DECISIONS "Errors"). Response schemas stay open: clients ignore fields they do not know
- * (contract, Versioning 4). A component used by both would have to be both, which the build refuses.
+ * depth (docs/decisions.md). Response schemas stay open: clients ignore fields they do not know
+ * (docs/versioning.md). A component used by both would have to be both, which the build refuses.
  */
 export function closeRequestBodies(document: OpenAPIObject): void {
   const requestSchemas: Schema[] = [];

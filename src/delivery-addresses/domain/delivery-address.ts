@@ -1,5 +1,5 @@
 /**
- * A delivery address of a user's address book (DECISIONS "Users and aliases"): plain data and the rules of
+ * A delivery address of a user's address book: plain data and the rules of
  * the default, no framework. Exactly one address of a user with any address is the default.
  */
 export interface DeliveryAddress {

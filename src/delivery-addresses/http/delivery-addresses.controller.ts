@@ -20,8 +20,8 @@ import {
 import { toDeliveryAddressResponse } from './delivery-address.view';
 
 /**
- * The caller's delivery addresses (DECISIONS "Users and aliases"): caller-scoped, so the path has no user
- * and another user's address is 404 (contract, Aliases 3); `default` selects the one default address.
+ * The caller's delivery addresses: caller-scoped, so the path has no user and another user's address is
+ * 404; `default` selects the one default address (docs/decisions.md).
  */
 @ApiTags('DeliveryAddresses')
 @VersionedController('delivery-addresses', 1)

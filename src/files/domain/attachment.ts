@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import { FILE_TYPES, FileType } from './file-type';
 
-/** Largest file accepted, in bytes (contract, Limits: 10 MB, read as 10 MiB). */
+/** Largest file accepted, in bytes: 10 MB, read as 10 MiB. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
-/** Longest attachment description, in characters (contract, Limits). */
+/** Longest attachment description, in characters. */
 export const MAX_DESCRIPTION_LENGTH = 500;
 
 /** What an upload may be: its largest size and its types (decided by the bytes, file-type.ts). */

@@ -1,4 +1,4 @@
-/** The file types the service stores, by media type (contract, Limits: attachment types). */
+/** The file types the service stores, by media type. */
 export const FILE_TYPES = ['application/pdf', 'image/png', 'image/jpeg'] as const;
 export type FileType = (typeof FILE_TYPES)[number];
 

@@ -5,7 +5,7 @@ import { ATTACHMENT_UPLOADS, AVATAR_UPLOADS, ReceivedFile, UploadPolicy } from '
 import type { FileUploadsService } from '../file-uploads.service';
 import { AttachmentUploadFields, AvatarUploadFields } from './dto/attachment.dto';
 
-/** The part holding the file, in every upload form (contract, Files). */
+/** The part holding the file, in every upload form. */
 export const FILE_PART = 'file';
 
 /** `POST /orders/{orderId}/attachments`: part `file`, optional part `description`. */

@@ -2,7 +2,7 @@ import type { OrderStatus } from './order-status';
 
 /** A position in the orders sorted by creation: where the next chunk starts. */
 export interface CreationKey {
-  /** `created_at` as PostgreSQL prints it (microseconds kept). */
+  /** `created_at` as exact text (UTC, microseconds kept), which PostgreSQL casts back to the instant. */
   createdAt: string;
   orderId: string;
 }

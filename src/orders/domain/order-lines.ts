@@ -10,7 +10,7 @@ export interface CatalogueEntry {
   status: 'ACTIVE' | 'DISCONTINUED';
 }
 
-/** Why a line cannot be ordered: a violation of one of its fields (DECISIONS "Orders"). */
+/** Why a line cannot be ordered: a violation of one of its fields. */
 export interface LineViolation {
   field: string;
   code: 'PRODUCT_NOT_FOUND' | 'PRODUCT_DISCONTINUED' | 'PRODUCT_OUT_OF_STOCK' | 'INSUFFICIENT_STOCK' | 'MAX';
@@ -33,7 +33,7 @@ export function totalCents(lines: ReadonlyArray<{ unitPrice: string; quantity: n
 }
 
 /**
- * A total the order could not store (DECISIONS "Errors": beyond the money column, 400 with a MAX
+ * A total the order could not store (beyond the money column: 400 with a MAX
  * violation), on `field`: the order's `items`, or one batch item's `items[i].quantity`.
  */
 export function totalViolation(

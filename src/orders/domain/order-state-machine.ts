@@ -1,13 +1,16 @@
-import type { ActionParams, OrderFieldChanges, OrderTextField, OrderTimestampField } from './order';
 import { ORDER_STATUSES, OrderStatus } from './order-status';
 
 /**
  * The order state machine as one executable table (Vendure-style): each action names the states it
  * leaves, the state it enters, who may run it, its guards (functions over facts of the order, each with
  * the error it fails with), its effects by the state left, the time stamp it writes and the request
- * fields it stores. The actions service runs it, the HTTP layer derives endpoint descriptions and
- * docs/order-state-machine.md from it, and `assertValidStateMachine()` checks it at boot.
- * Adding an action: a row here, an effect handler if it has a new effect, and one route.
+ * fields it stores. `planTransition` is the one definition of what running a row does, for a single order
+ * and for a batch; the actions service runs it, the HTTP layer derives endpoint descriptions and
+ * docs/order-state-machine.md from the table, and `assertValidStateMachine()` checks it at boot.
+ * A row's `stamp` declares an order field of its own (domain/order-fields.ts): an optional time stamp in the
+ * column of that name in snake case, served after `updatedAt` in the rows' order.
+ * Adding an action: a row here, an effect handler if it has a new effect, one route, and a migration for
+ * its time stamp's column.
  * Pure domain code: no HTTP, no database.
  */
 export type OrderAction = 'confirm' | 'cancel' | 'ship' | 'deliver' | 'refund';
@@ -63,6 +66,13 @@ export const EFFECTS = {
 } as const satisfies Record<string, EffectDefinition>;
 export type TransitionEffect = keyof typeof EFFECTS;
 
+/** The request fields of actions; a row maps each it takes to the order field it sets. */
+export interface ActionParams {
+  reason?: string;
+  trackingNumber?: string;
+  carrier?: string;
+}
+
 export interface Transition {
   from: readonly OrderStatus[];
   to: OrderStatus;
@@ -70,13 +80,14 @@ export interface Transition {
   guards: readonly TransitionGuard[];
   /** Effects keyed by the state the order leaves (cancel releases stock only when it was reserved). */
   effects: Partial<Record<OrderStatus, readonly TransitionEffect[]>>;
-  /** The time stamp the action writes. */
-  stamp: OrderTimestampField;
-  /** Request fields of the action and the order field each sets. */
-  params: Partial<Record<keyof ActionParams, OrderTextField>>;
+  /** The order's time stamp the action writes, `<something>At`: a field of its own (see above). */
+  stamp: `${string}At`;
+  /** Request fields of the action and the order's optional text field each sets (domain/order-fields.ts). */
+  params: Partial<Record<keyof ActionParams, string>>;
 }
 
-export const ORDER_TRANSITIONS: Readonly<Record<OrderAction, Transition>> = {
+/** The rows, in the order their time stamps are served in. */
+const TRANSITION_ROWS = {
   confirm: {
     from: ['CREATED'],
     to: 'CONFIRMED',
@@ -85,15 +96,6 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderAction, Transition>> = {
     effects: { CREATED: ['RESERVE_STOCK'] },
     stamp: 'confirmedAt',
     params: {},
-  },
-  cancel: {
-    from: ['CREATED', 'CONFIRMED'],
-    to: 'CANCELLED',
-    permission: 'OWNER_OR_ADMIN',
-    guards: [],
-    effects: { CONFIRMED: ['RELEASE_STOCK'] },
-    stamp: 'cancelledAt',
-    params: { reason: 'cancellationReason' },
   },
   ship: {
     from: ['CONFIRMED'],
@@ -113,6 +115,15 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderAction, Transition>> = {
     stamp: 'deliveredAt',
     params: {},
   },
+  cancel: {
+    from: ['CREATED', 'CONFIRMED'],
+    to: 'CANCELLED',
+    permission: 'OWNER_OR_ADMIN',
+    guards: [],
+    effects: { CONFIRMED: ['RELEASE_STOCK'] },
+    stamp: 'cancelledAt',
+    params: { reason: 'cancellationReason' },
+  },
   refund: {
     from: ['SHIPPED', 'DELIVERED'],
     to: 'REFUNDED',
@@ -122,9 +133,19 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderAction, Transition>> = {
     stamp: 'refundedAt',
     params: { reason: 'refundReason' },
   },
-};
+} as const satisfies Record<OrderAction, Transition>;
 
-/** States in which an edit is allowed (DECISIONS: PUT and items only in CREATED, PATCH also in CONFIRMED). */
+export const ORDER_TRANSITIONS: Readonly<Record<OrderAction, Transition>> = TRANSITION_ROWS;
+
+/** The time stamps the actions write, one per row. */
+export type OrderTimestampField = (typeof TRANSITION_ROWS)[OrderAction]['stamp'];
+
+/** The order's text fields an action's request may set. */
+export type ActionTextField = {
+  [A in OrderAction]: (typeof TRANSITION_ROWS)[A]['params'][keyof (typeof TRANSITION_ROWS)[A]['params']];
+}[OrderAction];
+
+/** States in which an edit is allowed: PUT and items only while CREATED, PATCH also once CONFIRMED. */
 export const ORDER_EDITS: Readonly<Record<OrderEdit, readonly OrderStatus[]>> = {
   replace: ['CREATED'],
   patch: ['CREATED', 'CONFIRMED'],
@@ -151,15 +172,52 @@ export function effectsOf(transition: Transition, from: OrderStatus): readonly T
   return transition.effects[from] ?? [];
 }
 
+/** The fields a transition writes: the new status, and the request fields it keeps. */
+export type TransitionFields = { status: OrderStatus } & Partial<Record<ActionTextField, string | null>>;
+
 /** The field changes of running `transition` with `params`: the new status and the request fields it keeps. */
-export function transitionChanges(transition: Transition, params: ActionParams): OrderFieldChanges {
-  const changes: OrderFieldChanges = { status: transition.to };
-  for (const [param, field] of Object.entries(transition.params) as Array<
-    [keyof ActionParams, OrderTextField]
-  >) {
+export function transitionChanges(transition: Transition, params: ActionParams): TransitionFields {
+  const changes: Record<string, string | null> = { status: transition.to };
+  for (const [param, field] of Object.entries(transition.params) as Array<[keyof ActionParams, string]>) {
     changes[field] = params[param] ?? null;
   }
-  return changes;
+  return changes as TransitionFields;
+}
+
+/** Who runs an action: an admin, or another caller (an owner, once the order is found visible to them). */
+export interface ActionCaller {
+  admin: boolean;
+}
+
+/** What running an action on an order does: its effects, in order, and what is saved. */
+export interface TransitionPlan {
+  effects: readonly TransitionEffect[];
+  fields: TransitionFields;
+  stamp: OrderTimestampField;
+}
+
+/**
+ * What running `transition` with `params` does to an order in `status` with `facts`, for `caller`: refused
+ * with the error of the first rule it breaks (its permission, then its guards, in the row's order), or the
+ * effects of the state left and the changes to save (the new status, the request fields it keeps, its time
+ * stamp). The one definition of an action, for a single order and for a batch; the state itself is checked
+ * with every change of an order (`isAllowed`).
+ */
+export function planTransition(
+  transition: Transition,
+  caller: ActionCaller,
+  order: { status: OrderStatus; facts: GuardFacts },
+  params: ActionParams,
+): { refusedWith: 'ACCESS_DENIED' | GuardDefinition['error'] } | TransitionPlan {
+  if (transition.permission === 'ADMIN' && !caller.admin) return { refusedWith: 'ACCESS_DENIED' };
+  const guard = failedGuard(transition, order.facts);
+  if (guard) return { refusedWith: GUARDS[guard].error };
+  return {
+    effects: effectsOf(transition, order.status),
+    fields: transitionChanges(transition, params),
+    // Every row's stamp is one of OrderTimestampField, which the rows define.
+    stamp: transition.stamp as OrderTimestampField,
+  };
 }
 
 /** The error codes an action can answer beyond the state check: its guards' and its effects'. */
@@ -177,7 +235,7 @@ export function transitionErrors(transition: Transition): TransitionError[] {
 
 /**
  * Boot-time check: known states, guards and effects only, every state reachable from CREATED, no action
- * that goes nowhere, one time stamp per action.
+ * that goes nowhere, one time stamp per action, named like a field (`confirmedAt`).
  */
 export function assertValidStateMachine(): void {
   const known = new Set<string>(ORDER_STATUSES);
@@ -196,6 +254,7 @@ export function assertValidStateMachine(): void {
         if (!(e in EFFECTS)) problems.push(`${action} names unknown effect ${e}`);
     }
     for (const g of t.guards) if (!(g in GUARDS)) problems.push(`${action} names unknown guard ${g}`);
+    if (!/^[a-z][A-Za-z]*At$/.test(t.stamp)) problems.push(`${action} stamps ${t.stamp}, not a field name`);
     const other = stamps.get(t.stamp);
     if (other) problems.push(`${action} and ${other} both stamp ${t.stamp}`);
     stamps.set(t.stamp, action);

@@ -1,4 +1,4 @@
-/** OrderStatus of the contract plus REFUNDED (DECISIONS "Orders"). */
+/** The states of an order; REFUNDED follows SHIPPED or DELIVERED (docs/order-state-machine.md). */
 export const ORDER_STATUSES = [
   'CREATED',
   'CONFIRMED',

@@ -1,51 +1,32 @@
+import type { ModelOf, OrderFields } from './order-fields';
+import type { ActionTextField } from './order-state-machine';
 import type { OrderStatus } from './order-status';
 
 /**
- * The order model the services, the repository and the HTTP views share. Plain data, no framework: the
- * repository maps rows to it, the views map it to a versioned payload. Money stays decimal text
- * (`numeric(12,2)` as PostgreSQL prints it) until a view decides how to serve it.
+ * The order model the services and the repository share, derived from the declaration of its fields
+ * (order-fields.ts). Plain data, no framework. Money stays decimal text (`numeric(12,2)` as PostgreSQL
+ * prints it). The API's bodies are not built from it: PostgreSQL renders them from the same declaration
+ * (`OrderBody`).
  */
-export interface DeliveryAddress {
-  streetName: string;
-  zipCode: string;
-}
+export type Order = ModelOf<OrderFields>;
 
-/** An order line; name and unit price are frozen when the line is added (DECISIONS "Orders"). */
-export interface OrderLine {
-  itemId: string;
-  productId: string;
-  productName: string;
-  unitPrice: string;
-  quantity: number;
-}
+/** An order line; name and unit price are frozen when the line is added. */
+export type OrderLine = Order['items'][number];
 
-/** The order's own text fields an action's request may set (the state table says which). */
-export type OrderTextField = 'cancellationReason' | 'refundReason' | 'trackingNumber' | 'carrier';
+export type DeliveryAddress = NonNullable<Order['deliveryAddress']>;
 
-/** The time stamp an action writes (the state table says which). */
-export type OrderTimestampField = 'confirmedAt' | 'shippedAt' | 'deliveredAt' | 'cancelledAt' | 'refundedAt';
-
-export type Order = {
+/**
+ * An order as one version of the API serves it: the body's JSON text, rendered by PostgreSQL from the
+ * declaration (the one renderer of order bodies), with what the access check and the answer's headers
+ * need beside it.
+ */
+export interface OrderBody {
   orderId: string;
   customerId: string;
-  status: OrderStatus;
-  currency: string;
-  totalAmount: string;
-  deliveryAddress?: DeliveryAddress;
-  note?: string;
-  /** Bumped by every change; the ETag is derived from it. */
+  /** The version of the order (not of the API): the ETag is derived from it. */
   version: number;
-  createdAt: Date;
-  /** Present after the first change (contract: "present after an update"). */
-  updatedAt?: Date;
-  items: OrderLine[];
-} & Partial<Record<OrderTextField, string>> &
-  Partial<Record<OrderTimestampField, Date>>;
-
-/** Most lines an order holds, at creation and after any addition (DECISIONS "Orders": 0..100 lines). */
-export const MAX_ORDER_LINES = 100;
-/** Most units of a product one line may ask for. */
-export const MAX_LINE_QUANTITY = 1_000_000;
+  json: string;
+}
 
 /** A line as a client asks for it. */
 export interface RequestedLine {
@@ -81,13 +62,6 @@ export interface OrderPatch {
   deliveryAddress?: { streetName?: string | null; zipCode?: string | null } | null;
 }
 
-/** The request fields of actions; the state table maps each to the order field it sets. */
-export interface ActionParams {
-  reason?: string;
-  trackingNumber?: string;
-  carrier?: string;
-}
-
 /**
  * The versions of an order a client's precondition (`If-Match`) accepts; undefined when it set none.
  * Empty when it named no version of this order at all, which no version satisfies.
@@ -103,7 +77,7 @@ export type OrderFieldChanges = {
   status?: OrderStatus;
   deliveryAddress?: DeliveryAddress | null;
   note?: string | null;
-} & Partial<Record<OrderTextField, string | null>>;
+} & Partial<Record<ActionTextField, string | null>>;
 
 /** Quantities of an order per product, in product order (the lock order of stock reservations). */
 export function quantitiesByProduct(lines: readonly { productId: string; quantity: number }[]): Array<{

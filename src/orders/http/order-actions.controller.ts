@@ -9,8 +9,12 @@ import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
 import { OptionalBody } from '../../validation/body-rules';
 import { UuidParam } from '../../validation/uuid-param.decorator';
 import { VersionedController } from '../../versioning/api-version';
-import type { ActionParams } from '../domain/order';
-import { ORDER_TRANSITIONS, OrderAction, transitionErrors } from '../domain/order-state-machine';
+import {
+  ActionParams,
+  ORDER_TRANSITIONS,
+  OrderAction,
+  transitionErrors,
+} from '../domain/order-state-machine';
 import { OrderActionsService } from '../order-actions.service';
 import { CancelOrderRequest, RefundOrderRequest, ShipOrderRequest } from './dto/order-request.dto';
 import { OrderResponse } from './dto/order-response.dto';
@@ -44,7 +48,7 @@ function ActionRoute(
   );
 }
 
-/** The domain actions on an order (contract, Action endpoint rules), one route per row of the state table. */
+/** The domain actions on an order, one route per row of the state table. */
 @ApiTags('Orders')
 @VersionedController('orders', 1)
 export class OrderActionsController {
@@ -56,7 +60,7 @@ export class OrderActionsController {
     @UuidParam('orderId') orderId: string,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderResponse> {
+  ): Promise<Buffer> {
     return this.act(caller, orderId, 'confirm', {}, request, reply);
   }
 
@@ -67,7 +71,7 @@ export class OrderActionsController {
     @Body() body: CancelOrderRequest,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderResponse> {
+  ): Promise<Buffer> {
     return this.act(caller, orderId, 'cancel', body, request, reply);
   }
 
@@ -78,7 +82,7 @@ export class OrderActionsController {
     @Body() body: ShipOrderRequest,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderResponse> {
+  ): Promise<Buffer> {
     return this.act(caller, orderId, 'ship', body, request, reply);
   }
 
@@ -88,7 +92,7 @@ export class OrderActionsController {
     @UuidParam('orderId') orderId: string,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderResponse> {
+  ): Promise<Buffer> {
     return this.act(caller, orderId, 'deliver', {}, request, reply);
   }
 
@@ -97,7 +101,7 @@ export class OrderActionsController {
     summary: 'Refund a shipped or delivered order (admin)',
   })
   @OptionalBody()
-  // The body is optional (DECISIONS "Orders"); as a DTO it is validated and documented like any other.
+  // The body is optional; as a DTO it is validated and documented like any other.
   @ApiBody({ type: RefundOrderRequest, required: false })
   refund(
     @CurrentCaller() caller: Caller,
@@ -105,7 +109,7 @@ export class OrderActionsController {
     @Body() body: RefundOrderRequest,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderResponse> {
+  ): Promise<Buffer> {
     return this.act(caller, orderId, 'refund', body ?? {}, request, reply);
   }
 
@@ -116,7 +120,7 @@ export class OrderActionsController {
     params: ActionParams,
     request: FastifyRequest,
     reply: FastifyReply,
-  ): Promise<OrderResponse> {
+  ): Promise<Buffer> {
     const expected = ifMatchVersions(request, orderId);
     return sendOrder(reply, await this.actions.act(caller, orderId, action, params, expected));
   }

@@ -30,7 +30,7 @@ const LIMITS =
   'VALIDATION_ERROR. An Idempotency-Key replays the whole response.';
 
 /**
- * The order batches (contract, Batch operations). `/orders/batch` and `/orders/batch/confirm` are literal
+ * The order batches. `/orders/batch` and `/orders/batch/confirm` are literal
  * paths beside `/orders/{orderId}/…`: Fastify matches static segments first.
  */
 @ApiTags('Orders')

@@ -6,7 +6,8 @@ import { CurrentCaller } from '../../auth/decorators';
 import { ifMatchVersions } from '../../http/conditional-requests';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint, locationHeader } from '../../openapi/api-endpoint.decorator';
-import { OffsetPage, OffsetPageQuery } from '../../paging/offset-page';
+import { sendJsonText } from '../../http/json-output';
+import { OffsetPageQuery, offsetPageJson } from '../../paging/offset-page';
 import { UuidParam } from '../../validation/uuid-param.decorator';
 import { VersionedController } from '../../versioning/api-version';
 import { OrderItemsService } from '../order-items.service';
@@ -14,7 +15,6 @@ import { OrderReadsService } from '../order-reads.service';
 import { AddOrderItemRequest } from './dto/order-request.dto';
 import { OrderItemPageResponse, OrderItemResponse } from './dto/order-response.dto';
 import { ORDER_ERRORS, WRITE_ERRORS } from './order-errors';
-import { toItemResponse } from './order.view';
 
 /** The items of an order: `/orders/{orderId}/items[/{itemId}]`. */
 @ApiTags('Orders')
@@ -36,9 +36,10 @@ export class OrderItemsController {
     @CurrentCaller() caller: Caller,
     @UuidParam('orderId') orderId: string,
     @Query() query: OffsetPageQuery,
-  ): Promise<OffsetPage<OrderItemResponse>> {
-    const page = await this.reads.listItems(caller, orderId, query);
-    return { ...page, content: page.content.map(toItemResponse) };
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Buffer> {
+    const { contentJson, totalElements } = await this.reads.listItems(caller, orderId, query);
+    return sendJsonText(reply, offsetPageJson(contentJson, totalElements, query));
   }
 
   @Post(':orderId/items')
@@ -60,10 +61,10 @@ export class OrderItemsController {
     @Body() body: AddOrderItemRequest,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderItemResponse> {
+  ): Promise<Buffer> {
     const { item } = await this.items.addItem(caller, orderId, body, ifMatchVersions(request, orderId));
     void reply.header('location', `/api/v1/orders/${orderId}/items/${item.itemId}`);
-    return toItemResponse(item);
+    return sendJsonText(reply, [item.json]);
   }
 
   @Get(':orderId/items/:itemId')
@@ -77,8 +78,9 @@ export class OrderItemsController {
     @CurrentCaller() caller: Caller,
     @UuidParam('orderId') orderId: string,
     @UuidParam('itemId') itemId: string,
-  ): Promise<OrderItemResponse> {
-    return toItemResponse(await this.reads.getItem(caller, orderId, itemId));
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Buffer> {
+    return sendJsonText(reply, [await this.reads.getItem(caller, orderId, itemId)]);
   }
 
   @Delete(':orderId/items/:itemId')

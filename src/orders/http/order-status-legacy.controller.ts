@@ -10,7 +10,7 @@ import { OrderStatusResponse } from './dto/order-response.dto';
 import { ORDER_ERRORS } from './order-errors';
 
 /**
- * The deprecated status read (contract, Deprecated endpoint example), replaced by `GET /api/v2/orders/
+ * The deprecated status read, replaced by `GET /api/v2/orders/
  * {orderId}`. Its lifecycle is declared once, in `deprecated`: the headers while it lives, 410 and absence
  * from the document after `LEGACY_STATUS_SUNSET` follow from it. Retiring it for good is deleting this
  * file and its line in OrdersModule (docs/versioning.md).
@@ -35,6 +35,6 @@ export class OrderStatusLegacyController {
     @CurrentCaller() caller: Caller,
     @UuidParam('orderId') orderId: string,
   ): Promise<OrderStatusResponse> {
-    return { status: (await this.reads.get(caller, orderId)).status };
+    return { status: await this.reads.status(caller, orderId) };
   }
 }

@@ -4,20 +4,18 @@ import type { FastifyReply } from 'fastify';
 import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
 import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
-import { CursorPage } from '../../paging/cursor-page';
-import { OffsetPage } from '../../paging/offset-page';
 import { UuidParam } from '../../validation/uuid-param.decorator';
 import { VersionedController } from '../../versioning/api-version';
 import { OrderReadsService } from '../order-reads.service';
 import { ListOrdersQuery } from './dto/order-list.dto';
-import { OrderV2CursorPageResponse, OrderV2PageResponse, OrderV2Response } from './dto/order-v2-response.dto';
+import { OrderV2CursorPageResponse, OrderV2PageResponse, OrderV2Response } from './dto/order-response.dto';
 import { ORDER_ERRORS } from './order-errors';
 import { listCriteria } from './order-list-query';
-import { sendOrderV2, toOrderV2Response } from './order-v2.view';
+import { sendOrder, sendOrderPage } from './order.view';
 
 /**
  * Orders v2: the reads of v1 (same services, query parameters, paging, ownership, ETags) with the v2
- * payload mapping, money as objects. Only the mapping lives here.
+ * bodies, money as objects, which PostgreSQL renders from the same declaration as v1's.
  */
 @ApiTags('Orders')
 @VersionedController('orders', 2)
@@ -43,9 +41,9 @@ export class OrdersV2Controller {
   async list(
     @CurrentCaller() caller: Caller,
     @Query() query: ListOrdersQuery,
-  ): Promise<OffsetPage<OrderV2Response> | CursorPage<OrderV2Response>> {
-    const { kind: _kind, ...page } = await this.reads.list(caller, listCriteria(query));
-    return { ...page, content: page.content.map(toOrderV2Response) };
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Buffer> {
+    return sendOrderPage(reply, await this.reads.list(caller, listCriteria(query), 'v2'));
   }
 
   @Get(':orderId')
@@ -60,7 +58,7 @@ export class OrdersV2Controller {
     @CurrentCaller() caller: Caller,
     @UuidParam('orderId') orderId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderV2Response> {
-    return sendOrderV2(reply, await this.reads.get(caller, orderId));
+  ): Promise<Buffer> {
+    return sendOrder(reply, await this.reads.get(caller, orderId, 'v2'));
   }
 }

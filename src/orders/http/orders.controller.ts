@@ -5,24 +5,20 @@ import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
 import { AliasRoute } from '../../http/alias-route';
 import { ifMatchVersions } from '../../http/conditional-requests';
-import { sendJsonText } from '../../http/json-output';
 import { ClaimedIdempotencyKey, type ClaimedKey } from '../../idempotency/claimed-key.decorator';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint, etagHeader, locationHeader } from '../../openapi/api-endpoint.decorator';
-import { CursorPage } from '../../paging/cursor-page';
-import { offsetPageJson } from '../../paging/offset-page';
 import { Consumes, MERGE_PATCH } from '../../validation/content-type.decorator';
 import { UuidParam } from '../../validation/uuid-param.decorator';
 import { VersionedController } from '../../versioning/api-version';
 import { OrderEditingService } from '../order-editing.service';
-import type { OffsetPaging, OrderListCriteria } from '../domain/order-list-criteria';
 import { OrderReadsService } from '../order-reads.service';
 import { ListOrdersQuery, SearchOrdersRequest } from './dto/order-list.dto';
 import { CreateOrderRequest, PatchOrderRequest, ReplaceOrderRequest } from './dto/order-request.dto';
 import { OrderCursorPageResponse, OrderPageResponse, OrderResponse } from './dto/order-response.dto';
 import { ORDER_ERRORS, WRITE_ERRORS } from './order-errors';
 import { listCriteria, searchCriteria } from './order-list-query';
-import { sendOrder, toOrderResponse } from './order.view';
+import { sendOrder, sendOrderPage } from './order.view';
 
 /** Orders: lists, search, create, read, replace, patch, delete. Thin: mapping, headers, status codes. */
 @ApiTags('Orders')
@@ -42,7 +38,7 @@ export class OrdersController {
       'Offset page by default; `cursor` (empty for the first chunk) selects keyset cursor paging, which stays ' +
       'fast at any depth. Filters combine with AND; customers only ever see their own orders.',
     errors: ['ACCESS_DENIED'],
-    // The offset page, or the cursor page when `cursor` is given (contract, Pages).
+    // The offset page, or the cursor page when `cursor` is given.
     schema: {
       oneOf: [{ $ref: getSchemaPath(OrderPageResponse) }, { $ref: getSchemaPath(OrderCursorPageResponse) }],
     },
@@ -51,13 +47,8 @@ export class OrdersController {
     @CurrentCaller() caller: Caller,
     @Query() query: ListOrdersQuery,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<Buffer | CursorPage<OrderResponse>> {
-    const criteria = listCriteria(query);
-    if (criteria.paging.kind === 'offset') {
-      return this.renderedPage(reply, caller, { ...criteria, paging: criteria.paging });
-    }
-    const { kind: _kind, ...page } = await this.reads.list(caller, { ...criteria, paging: criteria.paging });
-    return { ...page, content: page.content.map(toOrderResponse) };
+  ): Promise<Buffer> {
+    return sendOrderPage(reply, await this.reads.list(caller, listCriteria(query), 'v1'));
   }
 
   @Post('search')
@@ -75,7 +66,7 @@ export class OrdersController {
     @Body() body: SearchOrdersRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Buffer> {
-    return this.renderedPage(reply, caller, searchCriteria(body));
+    return sendOrderPage(reply, await this.reads.list(caller, searchCriteria(body), 'v1'));
   }
 
   @Post()
@@ -97,8 +88,8 @@ export class OrdersController {
     @Body() body: CreateOrderRequest,
     @ClaimedIdempotencyKey() key: ClaimedKey | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderResponse> {
-    // The order keeps its key: a retry after a crash that lost the key's record finds it (decisions).
+  ): Promise<Buffer> {
+    // The order keeps its key: a retry after a crash that lost the key's record finds it (docs/decisions.md).
     const order = await this.editing.create(caller, body, key);
     void reply.header('location', `/api/v1/orders/${order.orderId}`);
     return sendOrder(reply, order);
@@ -115,8 +106,8 @@ export class OrdersController {
   async latest(
     @CurrentCaller() caller: Caller,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderResponse> {
-    return sendOrder(reply, await this.reads.latest(caller));
+  ): Promise<Buffer> {
+    return sendOrder(reply, await this.reads.latest(caller, 'v1'));
   }
 
   @Get(':orderId')
@@ -131,8 +122,8 @@ export class OrdersController {
     @CurrentCaller() caller: Caller,
     @UuidParam('orderId') orderId: string,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderResponse> {
-    return sendOrder(reply, await this.reads.get(caller, orderId));
+  ): Promise<Buffer> {
+    return sendOrder(reply, await this.reads.get(caller, orderId, 'v1'));
   }
 
   @Put(':orderId')
@@ -150,7 +141,7 @@ export class OrdersController {
     @Body() body: ReplaceOrderRequest,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderResponse> {
+  ): Promise<Buffer> {
     return sendOrder(
       reply,
       await this.editing.replace(caller, orderId, body, ifMatchVersions(request, orderId)),
@@ -174,7 +165,7 @@ export class OrdersController {
     @Body() body: PatchOrderRequest,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<OrderResponse> {
+  ): Promise<Buffer> {
     return sendOrder(
       reply,
       await this.editing.patch(caller, orderId, body, ifMatchVersions(request, orderId)),
@@ -197,18 +188,5 @@ export class OrdersController {
     @Req() request: FastifyRequest,
   ): Promise<void> {
     await this.editing.remove(caller, orderId, ifMatchVersions(request, orderId));
-  }
-
-  /**
-   * An offset page (GET and POST /orders/search alike) as PostgreSQL rendered its orders, in the v1 Order
-   * body (`toOrderResponse`'s bytes, held equal by test/orders-v1-json.e2e-spec.ts), sent as it comes.
-   */
-  private async renderedPage(
-    reply: FastifyReply,
-    caller: Caller,
-    criteria: OrderListCriteria & { paging: OffsetPaging },
-  ): Promise<Buffer> {
-    const { contentJson, totalElements } = await this.reads.renderedV1Page(caller, criteria);
-    return sendJsonText(reply, offsetPageJson(contentJson, totalElements, criteria.paging));
   }
 }

@@ -106,10 +106,23 @@ export function orderBy(sort: readonly SortKey[], reverse = false): string {
     .join(', ');
 }
 
-/** The key values of a row as text (exact: microsecond timestamps and numerics survive the round trip). */
+/**
+ * An instant as text that casts back to the same `timestamptz` (microseconds kept), whatever the session's
+ * TimeZone and DateStyle: UTC with an explicit offset.
+ */
+export function instantKeyText(expression: string): string {
+  return `to_char((${expression}) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US"+00"')`;
+}
+
+/** A key value as text that casts back to the same value (instants and numerics exactly). */
+function keyText(key: { expression: string; type: string }): string {
+  return key.type === 'timestamptz' ? instantKeyText(key.expression) : `(${key.expression})::text`;
+}
+
+/** The key values of a row as text, `k0…kn`. */
 export function keySelect(sort: readonly SortKey[]): string {
   return keys(sort)
-    .map((k, i) => `(${k.expression})::text AS k${i}`)
+    .map((k, i) => `${keyText(k)} AS k${i}`)
     .join(', ');
 }
 
@@ -157,7 +170,7 @@ function pagePart(
   sort: readonly SortKey[],
   window: PageWindow,
   options: { total: boolean },
-): { cte: string; total: string; p: SqlParameters; keyed: boolean; reverse: boolean } {
+): { cte: string; total: string; p: SqlParameters; reverse: boolean } {
   const p = new SqlParameters();
   const reverse = window.reverse ?? false;
   const byCreation = sort.length === 1 && sort[0].field === 'createdAt';
@@ -169,51 +182,50 @@ function pagePart(
       SELECT o.order_id${keyed ? `, ${keySelect(sort)}` : ''} ${fromWhere(source)}
       ORDER BY ${orderBy(sort, reverse)} LIMIT ${p.add(window.limit)}
       ${window.offset !== undefined ? `OFFSET ${p.add(window.offset)}` : ''})`;
-  return { cte, total, p, keyed, reverse };
-}
-
-/**
- * A page of a list in one statement, as one row: `orders`, a JSON array of `{ order, keys }` in the page's
- * order (`keys`: the sort-key values `k0…kn` of each row, keyset pages only), and for offset pages
- * `total`, the exact size of the list (`totalStatement`'s expression). The page's ids come from the sort
- * index — an index-only scan where the index covers it — and only those orders are read, with `orderJson`
- * (the order of the row `o` as JSON). One round trip and one value for the driver to parse, whatever the
- * page size.
- */
-export function pageStatement(
-  filter: OrderFilter,
-  scope: OrderScope,
-  sort: readonly SortKey[],
-  window: PageWindow,
-  orderJson: string,
-  options: { total: boolean },
-): { sql: string; values: unknown[]; keyed: boolean } {
-  const { cte, total, p, keyed, reverse } = pagePart(filter, scope, sort, window, options);
-  const sql = `${cte}
-    SELECT ${total}::text AS total,
-      COALESCE((SELECT json_agg(json_build_object('order', ${orderJson}${keyed ? ", 'keys', to_json(page)" : ''})
-                  ORDER BY ${orderBy(sort, reverse)})
-                FROM page JOIN orders o ON o.order_id = page.order_id), '[]'::json) AS orders`;
-  return { sql, values: p.values, keyed };
+  return { cte, total, p, reverse };
 }
 
 /**
  * An offset page in one statement, as one row: `content`, the page's orders as the text of a JSON array
- * (each order rendered by `orderText`, the text of the row `o`), and `total`, the exact size of the list
- * (an offset page always states it). The driver reads the content as text, with nothing to parse.
+ * (each order rendered by `orderBody`, JSON text of the row `o`), and `total`, the exact size of the list
+ * (an offset page always states it). The page's ids come from the sort index (an index-only scan where the
+ * index covers it) and only those orders are read; the driver reads the content as text, with nothing to
+ * parse.
  */
-export function renderedPageStatement(
+export function offsetPageStatement(
   filter: OrderFilter,
   scope: OrderScope,
   sort: readonly SortKey[],
   window: PageWindow & { offset: number },
-  orderText: string,
+  orderBody: string,
 ): { sql: string; values: unknown[] } {
   const { cte, total, p } = pagePart(filter, scope, sort, window, { total: true });
   const sql = `${cte}
     SELECT ${total}::text AS total,
-      '[' || COALESCE((SELECT string_agg(${orderText}, ',' ORDER BY ${orderBy(sort)})
+      '[' || COALESCE((SELECT string_agg(${orderBody}, ',' ORDER BY ${orderBy(sort)})
                 FROM page JOIN orders o ON o.order_id = page.order_id), '') || ']' AS content`;
+  return { sql, values: p.values };
+}
+
+/**
+ * A keyset page in one statement: a row per order in the page's order (reversed when `window.reverse`),
+ * each with its sort-key values `k0…kn` (for the cursors) and `body`, the order rendered by `orderBody`.
+ */
+export function keysetPageStatement(
+  filter: OrderFilter,
+  scope: OrderScope,
+  sort: readonly SortKey[],
+  window: PageWindow,
+  orderBody: string,
+): { sql: string; values: unknown[] } {
+  const { cte, p, reverse } = pagePart(filter, scope, sort, window, { total: false });
+  const keyColumns = keys(sort)
+    .map((_, i) => `page.k${i}`)
+    .join(', ');
+  const sql = `${cte}
+    SELECT ${keyColumns}, ${orderBody} AS body
+      FROM page JOIN orders o ON o.order_id = page.order_id
+      ORDER BY ${orderBy(sort, reverse)}`;
   return { sql, values: p.values };
 }
 

@@ -1,69 +1,79 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { OrderStatus } from '../domain/order-status';
+import { EntitySchema, EntitySchemaColumnOptions } from 'typeorm';
+import { FieldDeclaration, fieldsOf, ORDER_FIELDS, ScalarField } from '../domain/order-fields';
 
-@Entity({ name: 'orders' })
-export class OrderEntity {
-  @PrimaryGeneratedColumn('uuid', { name: 'order_id' })
-  orderId: string;
+/**
+ * The tables of orders and their lines as TypeORM knows them (for `npm run migration:generate`; every
+ * statement is the repositories' own SQL), derived from the declaration of the order's fields: a field's
+ * kind gives its column type, `optional` its nullability. What the tables add to the declaration is
+ * written here: keys, defaults, and the columns no form of an order shows.
+ */
 
-  @Column({ name: 'customer_id', type: 'uuid' })
-  customerId: string;
-
-  @Column({ type: 'text', default: 'CREATED' })
-  status: OrderStatus;
-
-  @Column({ type: 'char', length: 3, default: 'RUB' })
-  currency: string;
-
-  @Column({ name: 'total_amount', type: 'numeric', precision: 12, scale: 2, default: 0 })
-  totalAmount: string;
-
-  @Column({ name: 'delivery_street_name', type: 'text', nullable: true })
-  deliveryStreetName: string | null;
-
-  @Column({ name: 'delivery_zip_code', type: 'text', nullable: true })
-  deliveryZipCode: string | null;
-
-  @Column({ type: 'text', nullable: true })
-  note: string | null;
-
-  @Column({ name: 'tracking_number', type: 'text', nullable: true })
-  trackingNumber: string | null;
-
-  @Column({ type: 'text', nullable: true })
-  carrier: string | null;
-
-  @Column({ name: 'cancellation_reason', type: 'text', nullable: true })
-  cancellationReason: string | null;
-
-  @Column({ name: 'refund_reason', type: 'text', nullable: true })
-  refundReason: string | null;
-
-  @Column({ type: 'integer', default: 1 })
-  version: number;
-
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt: Date;
-
-  @Column({ name: 'updated_at', type: 'timestamptz', nullable: true })
-  updatedAt: Date | null;
-
-  @Column({ name: 'confirmed_at', type: 'timestamptz', nullable: true })
-  confirmedAt: Date | null;
-
-  @Column({ name: 'shipped_at', type: 'timestamptz', nullable: true })
-  shippedAt: Date | null;
-
-  @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true })
-  deliveredAt: Date | null;
-
-  @Column({ name: 'cancelled_at', type: 'timestamptz', nullable: true })
-  cancelledAt: Date | null;
-
-  @Column({ name: 'refunded_at', type: 'timestamptz', nullable: true })
-  refundedAt: Date | null;
-
-  /** `<caller> <Idempotency-Key>` of the create, kept so a retry finds the order (migration 1763800014000). */
-  @Column({ name: 'creation_reference', type: 'text', nullable: true })
-  creationReference: string | null;
+/** The column a scalar field is stored in. */
+function columnOf(field: ScalarField, nullable: boolean): EntitySchemaColumnOptions {
+  const base = { name: field.column, nullable };
+  switch (field.kind) {
+    case 'uuid':
+      return { ...base, type: 'uuid' };
+    case 'currency':
+      return { ...base, type: 'char', length: 3 };
+    case 'money':
+      return { ...base, type: 'numeric', precision: 12, scale: 2 };
+    case 'integer':
+      return { ...base, type: 'integer' };
+    case 'timestamp':
+      return { ...base, type: 'timestamptz' };
+    case 'status':
+    case 'text':
+      return { ...base, type: 'text' };
+  }
 }
+
+/** The columns of `fields` by property name, an object's members flattened under their export names. */
+function columnsOf(
+  fields: Readonly<Record<string, FieldDeclaration>>,
+): Record<string, EntitySchemaColumnOptions> {
+  const columns: Record<string, EntitySchemaColumnOptions> = {};
+  for (const [name, field] of fieldsOf(fields)) {
+    if (field.kind === 'object') {
+      for (const [member, declaration] of fieldsOf(field.members)) {
+        columns[declaration.exportColumn ?? `${name}_${member}`] = columnOf(declaration, true);
+      }
+    } else if (field.kind !== 'lines') {
+      columns[name] = columnOf(field, field.optional ?? false);
+    }
+  }
+  return columns;
+}
+
+const orderColumns = columnsOf(ORDER_FIELDS);
+
+export const OrderEntity = new EntitySchema({
+  name: 'OrderEntity',
+  tableName: 'orders',
+  columns: {
+    ...orderColumns,
+    orderId: { ...orderColumns.orderId, primary: true, generated: 'uuid' },
+    status: { ...orderColumns.status, default: 'CREATED' },
+    currency: { ...orderColumns.currency, default: 'RUB' },
+    totalAmount: { ...orderColumns.totalAmount, default: 0 },
+    createdAt: { ...orderColumns.createdAt, createDate: true },
+    version: { ...orderColumns.version, default: 1 },
+    /** `<caller> <Idempotency-Key>` of the create, kept so a retry finds the order (docs/decisions.md). */
+    creationReference: { name: 'creation_reference', type: 'text', nullable: true },
+  },
+});
+
+const lines = ORDER_FIELDS.items;
+const lineColumns = columnsOf(lines.members);
+
+export const OrderItemEntity = new EntitySchema({
+  name: 'OrderItemEntity',
+  tableName: lines.table,
+  columns: {
+    ...lineColumns,
+    itemId: { ...lineColumns.itemId, primary: true, generated: 'uuid' },
+    orderId: { name: lines.orderKey, type: 'uuid' },
+    /** The lines' order: each row's clock time. */
+    createdAt: { name: 'created_at', type: 'timestamptz', default: () => 'clock_timestamp()' },
+  },
+});

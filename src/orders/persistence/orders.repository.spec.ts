@@ -7,37 +7,39 @@ function repositoryRecordingStatements() {
   const pooled = {
     rows: jest.fn((statement: PreparedStatement | string) => {
       statements.push(statement);
-      return Promise.resolve([{ total: '0', orders: [] }]);
+      return Promise.resolve([{ total: '0', content: '[]' }]);
     }),
   } as unknown as PooledStatements;
   return { repository: new OrdersRepository(pooled), statements };
 }
 
-describe('OrdersRepository.page', () => {
+describe('OrdersRepository pages', () => {
   it("runs a customer's pages as named statements, one name per variant of the text", async () => {
     const { repository, statements } = repositoryRecordingStatements();
     const window = { limit: 20, offset: 0 };
-    await repository.page({}, { customerId: 'c1' }, DEFAULT_SORT, window, { total: true });
-    await repository.page({}, { customerId: 'c2' }, DEFAULT_SORT, { limit: 20, offset: 40 }, { total: true });
-    await repository.page({ statuses: ['CREATED'] }, { customerId: 'c1' }, DEFAULT_SORT, window, {
-      total: true,
-    });
+    await repository.offsetPage({}, { customerId: 'c1' }, DEFAULT_SORT, window, 'v1');
+    await repository.offsetPage({}, { customerId: 'c2' }, DEFAULT_SORT, { limit: 20, offset: 40 }, 'v1');
+    await repository.offsetPage({ statuses: ['CREATED'] }, { customerId: 'c1' }, DEFAULT_SORT, window, 'v1');
     const [first, second, filtered] = statements as PreparedStatement[];
-    expect(first.name).toMatch(/^orders\.customer-page\.\d+$/);
+    expect(first.name).toMatch(/^orders\.customer-page-v1\.\d+$/);
     expect(second).toBe(first);
-    expect(filtered.name).toMatch(/^orders\.customer-page\.\d+$/);
+    expect(filtered.name).toMatch(/^orders\.customer-page-v1\.\d+$/);
     expect(filtered.name).not.toBe(first.name);
+  });
+
+  it('names the pages of each API version apart: their texts differ', async () => {
+    const { repository, statements } = repositoryRecordingStatements();
+    const window = { limit: 20, offset: 0 };
+    await repository.offsetPage({}, { customerId: 'c1' }, DEFAULT_SORT, window, 'v1');
+    await repository.offsetPage({}, { customerId: 'c1' }, DEFAULT_SORT, window, 'v2');
+    const [v1, v2] = statements as PreparedStatement[];
+    expect(v2.name).toMatch(/^orders\.customer-page-v2\.\d+$/);
+    expect(v2.text).not.toBe(v1.text);
   });
 
   it('runs lists across customers unnamed: their best plan depends on the values', async () => {
     const { repository, statements } = repositoryRecordingStatements();
-    await repository.page(
-      { statuses: ['CREATED'] },
-      {},
-      DEFAULT_SORT,
-      { limit: 20, offset: 0 },
-      { total: true },
-    );
+    await repository.offsetPage({ statuses: ['CREATED'] }, {}, DEFAULT_SORT, { limit: 20, offset: 0 }, 'v1');
     expect(typeof statements[0]).toBe('string');
   });
 });

@@ -1,7 +1,7 @@
 /**
  * CSV as RFC 4180 writes it: CRLF line ends; a field holding a comma, a double quote, CR or LF is quoted,
  * its quotes doubled. A text cell that a spreadsheet would run as a formula (it begins with `=`, `+`, `-`,
- * `@`, a tab or a carriage return) is prefixed with `'` (DECISIONS "Files": formula injection).
+ * `@`, a tab or a carriage return) is prefixed with `'`, so no cell runs as a formula (CSV injection).
  */
 export type CsvCell = string | number | undefined;
 

@@ -12,7 +12,7 @@ export interface ProductFigure {
   amount: Money;
 }
 
-/** The body of a generated report (DECISIONS "Long-running tasks": GET /reports/{reportId}). */
+/** The body of a generated report (`GET /reports/{reportId}`). */
 export interface ReportBody {
   dateFrom: string;
   dateTo: string;

@@ -1,11 +1,11 @@
 /**
- * Long-running tasks (contract, Long-running operations; DECISIONS "Long-running tasks"): the model the
+ * Long-running tasks (docs/decisions.md): the model the
  * services, processors, repository and views share. Pure data and rules, no framework.
  */
 export const TASK_TYPES = ['REPORT_GENERATION', 'CUSTOMER_EXPORT'] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
 
-/** The contract's states plus CANCELLED (DECISIONS). */
+/** A task's states: PENDING, PROCESSING, COMPLETED, FAILED, and CANCELLED for a task its owner stopped. */
 export const TASK_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
@@ -84,7 +84,7 @@ export const MAX_TASK_ATTEMPTS = 3;
  */
 export const MAX_EXPORT_BYTES = 1024 ** 3;
 
-/** The longest report range, in days, both ends included (DECISIONS "Long-running tasks"). */
+/** The longest report range, in days, both ends included. */
 export const MAX_REPORT_DAYS = 366;
 
 /** Days from `dateFrom` to `dateTo` (YYYY-MM-DD), both included. */

@@ -13,7 +13,7 @@ import { ReportResponse } from './dto/report.dto';
 import { GenerateReportRequest, TaskAcceptedResponse } from './dto/task.dto';
 import { taskPath, toReportResponse, toTaskAccepted } from './task.view';
 
-/** Sales reports, generated as long-running tasks (contract, Long-running operations). */
+/** Sales reports, generated as long-running tasks. */
 @ApiTags('Reports')
 @VersionedController('reports', 1)
 export class ReportsController {

@@ -8,7 +8,7 @@ import { isUnfinished } from '../domain/task';
 import type { ReportResponse } from './dto/report.dto';
 import type { TaskAcceptedResponse, TaskResponse } from './dto/task.dto';
 
-/** Suggested polling interval while a task runs (contract, Long-running operations 4). */
+/** Suggested polling interval while a task runs (the `Retry-After` of a running task). */
 export const POLL_RETRY_AFTER_SECONDS = '2';
 
 export const taskPath = (taskId: string) => `/api/v1/tasks/${taskId}`;
@@ -25,7 +25,7 @@ export function toTaskAccepted(task: Task): TaskAcceptedResponse {
 }
 
 /**
- * The task with the fields its status has (contract, Long-running operations 3): `progress` while
+ * The task with the fields its status has: `progress` while
  * PROCESSING and as 100 when COMPLETED, `completedAt` when COMPLETED or FAILED, `resultUrl` only when
  * COMPLETED, `error` only when FAILED, its `detail` rendered now in the caller's language.
  */

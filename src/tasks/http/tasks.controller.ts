@@ -14,7 +14,7 @@ import { TasksService } from '../tasks.service';
 import { TaskResponse } from './dto/task.dto';
 import { POLL_RETRY_AFTER_SECONDS, sendTask, toTaskResponse } from './task.view';
 
-/** Polling and cancelling long-running tasks (contract, Long-running operations). */
+/** Polling and cancelling long-running tasks. */
 @ApiTags('Tasks')
 @VersionedController('tasks', 1)
 export class TasksController {

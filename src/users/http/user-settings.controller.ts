@@ -8,7 +8,7 @@ import { VersionedController } from '../../versioning/api-version';
 import { UserSettingsService } from '../user-settings.service';
 import { ReplaceUserSettingsRequest, UserSettingsResponse } from './dto/user-settings.dto';
 
-/** The caller's settings, a singleton under the `me` alias (contract, Aliases: `/users/me/settings`). */
+/** The caller's settings, a singleton under the `me` alias: `/users/me/settings`. */
 @ApiTags('Users')
 @VersionedController('users', 1)
 export class UserSettingsController {

@@ -1,14 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { PooledStatements } from '../../database/pooled-statements';
 import type { Language } from '../../problem/language';
-import type { UserSettings } from '../user-settings';
+
+/** A user's settings as stored: the language of localized text without Accept-Language, notifications. */
+export interface StoredUserSettings {
+  language: Language;
+  notificationsEnabled: boolean;
+}
 
 interface SettingsRow {
   language: Language;
   notifications_enabled: boolean;
 }
 
-const toSettings = (row: SettingsRow): UserSettings => ({
+const toSettings = (row: SettingsRow): StoredUserSettings => ({
   language: row.language,
   notificationsEnabled: row.notifications_enabled,
 });
@@ -18,7 +23,7 @@ const toSettings = (row: SettingsRow): UserSettings => ({
 export class UserSettingsRepository {
   constructor(private readonly statements: PooledStatements) {}
 
-  async read(userId: string): Promise<UserSettings | undefined> {
+  async read(userId: string): Promise<StoredUserSettings | undefined> {
     const rows = await this.statements.rows<SettingsRow>(
       'SELECT language, notifications_enabled FROM user_settings WHERE user_id = $1',
       [userId],
@@ -27,7 +32,7 @@ export class UserSettingsRepository {
   }
 
   /** Stores the whole settings of a user (insert or replace) and returns them as stored. */
-  async write(userId: string, settings: UserSettings): Promise<UserSettings> {
+  async write(userId: string, settings: StoredUserSettings): Promise<StoredUserSettings> {
     const rows = await this.statements.rows<SettingsRow>(
       `INSERT INTO user_settings (user_id, language, notifications_enabled) VALUES ($1, $2, $3)
        ON CONFLICT (user_id) DO UPDATE

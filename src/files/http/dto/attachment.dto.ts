@@ -33,7 +33,7 @@ export class AttachmentUploadFields {
 /** An avatar upload has no text parts: any is UNKNOWN_FIELD. */
 export class AvatarUploadFields {}
 
-/** The Attachment of the contract (Resources: Attachment), plus `description` when one was given. */
+/** An attachment of an order, with `description` when one was given. */
 export class AttachmentResponse {
   @ResponseField(uuid())
   attachmentId: string;

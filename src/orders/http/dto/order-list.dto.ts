@@ -33,7 +33,7 @@ const SORT_PARAMETER = `^(${SORT_FIELDS.join('|')}),(asc|desc)$`;
 /** A cursor the service issued (CursorCodec refuses any other as INVALID_CURSOR), or empty for the first chunk. */
 const CURSOR_PARAMETER = '^([A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+)?$';
 
-/** Query of `GET /api/v1/orders` (contract, List query parameters). */
+/** Query of `GET /api/v1/orders`. */
 export class ListOrdersQuery {
   @RequestField(listOf(ORDER_STATUS, { max: ORDER_STATUSES.length }), {
     presence: 'optional',
@@ -143,7 +143,7 @@ export class SortSpecDto {
   direction: 'ASC' | 'DESC';
 }
 
-/** Body of `POST /api/v1/orders/search` (contract, Search request body, plus `q` and `customerIds`). */
+/** Body of `POST /api/v1/orders/search`: the filters of the list's query, as a structured body. */
 export class SearchOrdersRequest {
   @RequestField(listOf(ORDER_STATUS, { max: ORDER_STATUSES.length }), { presence: 'optional' })
   statuses?: OrderStatus[];

@@ -1,16 +1,19 @@
 import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { listOf, nested, RequestField, integer, text, uuid } from '../../../validation/fields';
 import { ReadOnly } from '../../../validation/read-only.decorator';
-import { MAX_LINE_QUANTITY, MAX_ORDER_LINES } from '../../domain/order';
+import { LINE_FIELDS, ORDER_FIELDS } from '../../domain/order-fields';
 
-/** The bounds of the order's text fields; the response DTOs declare the same. */
-export const STREET_NAME = text({ min: 1, max: 200, example: 'Tverskaya 1' });
-export const ZIP_CODE = text({ min: 1, max: 20, example: '125009' });
-export const NOTE = text({ min: 1, max: 1000, multiline: true });
-export const REASON = text({ min: 1, max: 500, multiline: true });
-export const TRACKING_NUMBER = text({ min: 1, max: 100 });
-export const CARRIER = text({ min: 1, max: 100 });
-export const QUANTITY = integer({ min: 1, max: MAX_LINE_QUANTITY });
+/** The bounds of the fields requests set: the declaration's (domain/order-fields.ts), as the responses'. */
+const { streetName, zipCode } = ORDER_FIELDS.deliveryAddress.members;
+const STREET_NAME = text(streetName.bounds);
+const ZIP_CODE = text(zipCode.bounds);
+const NOTE = text(ORDER_FIELDS.note.bounds);
+const TRACKING_NUMBER = text(ORDER_FIELDS.trackingNumber.bounds);
+const CARRIER = text(ORDER_FIELDS.carrier.bounds);
+const CANCELLATION_REASON = text(ORDER_FIELDS.cancellationReason.bounds);
+const REFUND_REASON = text(ORDER_FIELDS.refundReason.bounds);
+const QUANTITY = integer(LINE_FIELDS.quantity.bounds);
+const MAX_ORDER_LINES = ORDER_FIELDS.items.max;
 
 export class DeliveryAddressDto {
   @RequestField(STREET_NAME)
@@ -20,7 +23,7 @@ export class DeliveryAddressDto {
   zipCode: string;
 }
 
-/** A line of a new order (`CreateOrderItem` of the contract). */
+/** A line of a new order (`CreateOrderItem`). */
 export class CreateOrderItemDto {
   @RequestField(uuid())
   productId: string;
@@ -123,7 +126,7 @@ export class PatchOrderRequest extends OrderReadOnlyFields {
 export class AddOrderItemRequest extends CreateOrderItemDto {}
 
 export class CancelOrderRequest {
-  @RequestField(REASON)
+  @RequestField(CANCELLATION_REASON)
   reason: string;
 }
 
@@ -136,6 +139,6 @@ export class ShipOrderRequest {
 }
 
 export class RefundOrderRequest {
-  @RequestField(REASON, { presence: 'optional' })
+  @RequestField(REFUND_REASON, { presence: 'optional' })
   reason?: string;
 }

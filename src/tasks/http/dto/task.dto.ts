@@ -58,7 +58,7 @@ export class ExportCustomerDataRequest {
   format: ExportFormat;
 }
 
-/** The 202 answer of a task start (contract, Long-running operations 1). */
+/** The 202 answer of a task start. */
 export class TaskAcceptedResponse {
   @ResponseField(uuid())
   taskId: string;
@@ -83,7 +83,7 @@ export class TaskErrorResponse {
   detail: string;
 }
 
-/** A task in any status: only the fields that apply to its status are present (contract, Long-running operations 3). */
+/** A task in any status: only the fields that apply to its status are present. */
 export class TaskResponse {
   @ResponseField(uuid())
   taskId: string;

@@ -1,22 +1,22 @@
 import { Body, Get, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Roles } from '../auth/decorators';
-import { ApiEndpoint } from '../openapi/api-endpoint.decorator';
-import { OffsetPage, OffsetPageQuery } from '../paging/offset-page';
-import { Consumes, MERGE_PATCH } from '../validation/content-type.decorator';
-import { UuidParam } from '../validation/uuid-param.decorator';
-import { VersionedController } from '../versioning/api-version';
+import { Roles } from '../../auth/decorators';
+import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
+import { OffsetPage, OffsetPageQuery } from '../../paging/offset-page';
+import { Consumes, MERGE_PATCH } from '../../validation/content-type.decorator';
+import { UuidParam } from '../../validation/uuid-param.decorator';
+import { VersionedController } from '../../versioning/api-version';
 import {
   CreateProductRequest,
   PatchProductRequest,
   ProductPageResponse,
   ProductResponse,
-} from './product.dto';
+} from './dto/product.dto';
 import { toProductResponse } from './product.view';
-import { ProductsService } from './products.service';
+import { ProductsService } from '../products.service';
 
-/** Catalogue reads may be cached briefly by the client (DECISIONS "Orders"). */
+/** Catalogue reads may be cached briefly by the client: products change rarely. */
 const CATALOGUE_CACHE = 'private, max-age=60';
 
 @ApiTags('Products')

@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { UsersService } from './users.service';
+import { UsersService } from '../users.service';
 
 /**
- * Creates the caller's profile row on their first authenticated request (DECISIONS "Running it"). A
+ * Creates the caller's profile row on their first authenticated request (docs/decisions.md). A
  * guard, registered after the bearer guard, so it sees the caller and costs nothing once the user is known.
  */
 @Injectable()

@@ -1,6 +1,6 @@
 /**
- * For unit tests of views that build their bodies in output form (`inOutputForm`): where a body breaks the
- * JSON output rules that `toJsonOutput` would otherwise have applied. Empty when it breaks none.
+ * Where a body that reaches the client without the JSON output rules (an order rendered by PostgreSQL)
+ * breaks them: nulls, empty texts, Dates, objects that are not plain. Empty when it breaks none.
  */
 export function outputFormViolations(body: unknown, at = '$'): string[] {
   if (body === null) return [`${at} is null`];
@@ -11,7 +11,6 @@ export function outputFormViolations(body: unknown, at = '$'): string[] {
   const prototype = Object.getPrototypeOf(body) as unknown;
   const violations = prototype === Object.prototype ? [] : [`${at} is not a plain object`];
   for (const [name, value] of Object.entries(body)) {
-    // `undefined` is how an output-form body leaves a field out (JSON.stringify skips it).
     if (value !== undefined) violations.push(...outputFormViolations(value, `${at}.${name}`));
   }
   return violations;

@@ -1,7 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-
-export const PRODUCT_STATUSES = ['ACTIVE', 'DISCONTINUED'] as const;
-export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
+import type { ProductStatus } from '../domain/product';
 
 @Entity({ name: 'products' })
 export class ProductEntity {

@@ -1,19 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { toJsonOutput } from '../src/http/json-output';
+import { ORDER_FIELDS } from '../src/orders/domain/order-fields';
+import {
+  ORDER_ACTIONS,
+  ORDER_TRANSITIONS,
+  OrderTimestampField,
+} from '../src/orders/domain/order-state-machine';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient } from './support/http-client';
+import { outputFormViolations } from './support/json-output-rules';
 import { ORDERS } from './support/orders';
 import { createProduct } from './support/products';
 import { bootTestApp, TestApp } from './support/test-app';
 
+const ORDERS_V2 = '/api/v2/orders';
+
 /**
- * Offset list pages send their orders as PostgreSQL rendered them (orders/persistence/order-v1-json.sql.ts);
- * one order's read goes through the v1 view (`toOrderResponse`). This holds the two byte-equal: each page
- * must be exactly the reads of its orders, in its order, inside the page's fields, for orders written
- * straight into the tables with every kind of value the view treats specially (absent, empty, escaped,
- * non-ASCII, fractional, the extremes of the columns, a cut fraction of a second).
+ * Every order body is rendered by PostgreSQL from the declaration of the order's fields
+ * (orders/persistence/order-json.sql.ts). This holds the bodies to the JSON output rules, which no Node code
+ * applies to them, and each list page to the reads of its orders, byte for byte, for orders written
+ * straight into the tables with every kind of value the rules treat specially (absent, empty, escaped,
+ * non-ASCII, fractional, the extremes of the columns, a cut fraction of a second), in v1 and in v2.
  */
-describe('v1 list pages: the orders PostgreSQL renders are the bytes of their reads', () => {
+describe('order bodies: the JSON output rules, and pages that are the bytes of their reads', () => {
   let t: TestApp;
   let db: DataSource;
   let customer: ApiClient;
@@ -44,7 +54,12 @@ describe('v1 list pages: the orders PostgreSQL renders are the bytes of their re
     'cancelled_at',
     'refunded_at',
   ];
-  type Row = Partial<Record<(typeof columns)[number], string | null>>;
+  /** The time stamp of every action of the state table, those above and any added since. */
+  const actionStamps = ORDER_ACTIONS.map(
+    (action) => ORDER_FIELDS[ORDER_TRANSITIONS[action].stamp as OrderTimestampField].column,
+  );
+  for (const stamp of actionStamps) if (!columns.includes(stamp)) columns.push(stamp);
+  type Row = Partial<Record<string, string | null>>;
 
   async function insertOrder(row: Row, items: Array<{ name: string; price: string; quantity: number }>) {
     const orderId = randomUUID();
@@ -90,6 +105,16 @@ describe('v1 list pages: the orders PostgreSQL renders are the bytes of their re
       },
       [{ name: '', price: '0.01', quantity: 1 }],
     );
+    // An address of which one part is empty: the empty part is left out.
+    await insertOrder(
+      {
+        created_at: '2026-01-02 12:00:00+00',
+        delivery_street_name: '',
+        delivery_zip_code: '125009',
+        total_amount: '7',
+      },
+      [{ name: 'Mug', price: '1999.9', quantity: 1 }],
+    );
     // Escapes and non-ASCII text; money's extremes; lines of one instant.
     await insertOrder(
       {
@@ -109,6 +134,7 @@ describe('v1 list pages: the orders PostgreSQL renders are the bytes of their re
     await insertOrder(
       {
         status: 'REFUNDED',
+        ...Object.fromEntries(actionStamps.map((stamp) => [stamp, '2026-03-04 05:06:07.5+00'])),
         created_at: STAMP,
         updated_at: '2026-03-04 05:06:08.000001+00',
         confirmed_at: '0999-12-31 23:59:59.5+00',
@@ -150,10 +176,11 @@ describe('v1 list pages: the orders PostgreSQL renders are the bytes of their re
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.body)));
-    expect(res.body).toBe(await pageOfReads(orderIds, { page: 1, size: 100, totalElements: 4 }));
+    expect(res.body).toBe(await pageOfReads(orderIds, { page: 1, size: 100, totalElements: 5 }));
     // The cases above are what they claim to be (the read's own rules).
-    const [everyStamp, escaped, empty, bare] = res.json<{ content: Array<Record<string, unknown>> }>()
-      .content;
+    const [everyStamp, escaped, halfAddress, empty, bare] = res.json<{
+      content: Array<Record<string, unknown>>;
+    }>().content;
     expect(bare).not.toHaveProperty('deliveryAddress');
     expect(bare.items).toEqual([]);
     expect(bare.totalAmount).toBe(0);
@@ -165,34 +192,110 @@ describe('v1 list pages: the orders PostgreSQL renders are the bytes of their re
     expect(escaped.totalAmount).toBe(9999999999.99);
     expect(everyStamp.confirmedAt).toBe('0999-12-31T23:59:59Z');
     expect(everyStamp.cancelledAt).toBe('2026-03-04T02:06:07Z');
+    expect(halfAddress.deliveryAddress).toEqual({ zipCode: '125009' });
+    expect(halfAddress.totalAmount).toBe(7);
+    expect((halfAddress.items as Array<Record<string, unknown>>)[0].unitPrice).toBe(1999.9);
+  });
+
+  it.each([
+    ['v1', ORDERS],
+    ['v2', ORDERS_V2],
+  ])(
+    '%s bodies break none of the JSON output rules: they are the bytes the rules make of them',
+    async (_v, path) => {
+      for (const id of orderIds) {
+        const res = await customer('GET', `${path}/${id}`);
+        expect(res.statusCode).toBe(200);
+        const body: unknown = JSON.parse(res.body);
+        expect(outputFormViolations(body)).toEqual([]);
+        expect(JSON.stringify(toJsonOutput(body))).toBe(res.body);
+      }
+    },
+  );
+
+  it('serves time stamps as whole-second UTC text and leaves out what has no value, nested fields too', async () => {
+    const [, , halfAddress, empty] = orderIds;
+    const everyStamp = (await customer('GET', `${ORDERS}/${orderIds[0]}`)).json<Record<string, unknown>>();
+    expect(everyStamp).toMatchObject({
+      createdAt: '2026-03-04T05:06:07Z',
+      updatedAt: '2026-03-04T05:06:08Z',
+      refundedAt: '2099-12-31T23:59:59Z',
+    });
+    const half = (await customer('GET', `${ORDERS}/${halfAddress}`)).json<Record<string, unknown>>();
+    expect(half.deliveryAddress).toEqual({ zipCode: '125009' });
+    const emptyBody = (await customer('GET', `${ORDERS}/${empty}`)).body;
+    expect(emptyBody).not.toMatch(/trackingNumber|carrier|streetName|productName|null|""/);
+  });
+
+  it('v2 replaces totalAmount with total and unit prices with money, keeping every other field', async () => {
+    for (const id of orderIds) {
+      const v1 = (await customer('GET', `${ORDERS}/${id}`)).json<Record<string, unknown>>();
+      const v2res = await customer('GET', `${ORDERS_V2}/${id}`);
+      expect(v2res.statusCode).toBe(200);
+      const v2 = v2res.json<Record<string, unknown>>();
+      expect(v2).not.toHaveProperty('totalAmount');
+      const { totalAmount, items, ...rest } = v1;
+      const v1Items = items as Array<Record<string, unknown>>;
+      expect(Object.keys(v2)).toEqual(Object.keys(v1).map((key) => (key === 'totalAmount' ? 'total' : key)));
+      expect(v2).toMatchObject(rest);
+      expect(Number((v2.total as { amount: string }).amount)).toBe(totalAmount);
+      expect(v2.total).toEqual({ amount: expect.stringMatching(/^\d{1,10}\.\d{2}$/), currency: 'RUB' });
+      expect(v2.items).toEqual(
+        v1Items.map((item) => ({
+          ...item,
+          unitPrice: { amount: expect.stringMatching(/^\d{1,10}\.\d{2}$/), currency: 'RUB' },
+        })),
+      );
+    }
+  });
+
+  it.each([
+    ['12.50', '12.50'],
+    ['0.00', '0.00'],
+    ['1999.9', '1999.90'],
+    ['7', '7.00'],
+    ['9999999999.99', '9999999999.99'],
+  ])('v2 serves the stored amount %s as %s', async (stored, served) => {
+    const orderId = randomUUID();
+    await db.query(`INSERT INTO orders (order_id, customer_id, total_amount) VALUES ($1, $2, $3)`, [
+      orderId,
+      customerId,
+      stored,
+    ]);
+    try {
+      const v2 = (await customer('GET', `${ORDERS_V2}/${orderId}`)).json<{ total: unknown }>();
+      expect(v2.total).toEqual({ amount: served, currency: 'RUB' });
+    } finally {
+      await db.query('DELETE FROM orders WHERE order_id = $1', [orderId]);
+    }
   });
 
   it('pages, the admin filter and POST /orders/search are the same bytes', async () => {
     const second = await customer('GET', `${ORDERS}?page=2&size=3`);
-    expect(second.body).toBe(await pageOfReads(orderIds.slice(3), { page: 2, size: 3, totalElements: 4 }));
+    expect(second.body).toBe(await pageOfReads(orderIds.slice(3), { page: 2, size: 3, totalElements: 5 }));
 
     const byCustomer = await admin('GET', `${ORDERS}?customerId=${customerId}&sort=createdAt,asc`);
     expect(byCustomer.statusCode).toBe(200);
     expect(byCustomer.body).toBe(
-      await pageOfReads([...orderIds].reverse(), { page: 1, size: 20, totalElements: 4 }),
+      await pageOfReads([...orderIds].reverse(), { page: 1, size: 20, totalElements: 5 }),
     );
 
     const search = await customer('POST', `${ORDERS}/search`, { body: { page: 1, size: 2 } });
     expect(search.statusCode).toBe(200);
     expect(search.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(search.body).toBe(await pageOfReads(orderIds.slice(0, 2), { page: 1, size: 2, totalElements: 4 }));
+    expect(search.body).toBe(await pageOfReads(orderIds.slice(0, 2), { page: 1, size: 2, totalElements: 5 }));
   });
 
   it('an empty page and a page past the end keep the page fields', async () => {
     const past = await customer('GET', `${ORDERS}?page=9&size=2`);
-    expect(past.body).toBe('{"content":[],"page":9,"size":2,"totalElements":4,"totalPages":2}');
+    expect(past.body).toBe('{"content":[],"page":9,"size":2,"totalElements":5,"totalPages":3}');
     const none = await customer('GET', `${ORDERS}?status=SHIPPED`);
     expect(none.body).toBe('{"content":[],"page":1,"size":20,"totalElements":0,"totalPages":0}');
   });
 
   it('sets every optional column of the order tables in some row, so the comparison covers each', async () => {
-    // Columns that are not part of the v1 body. A new column must either be set by a row above (and then be
-    // rendered by the SQL as the view renders it, or the pages differ) or be named here.
+    // Columns that are not part of a body. A new column must either be set by a row above (and then be held
+    // to the rules by the tests above) or be named here.
     const notInBody = new Set(['orders.creation_reference']);
     const nullable: Array<{ table_name: string; column_name: string }> = await db.query(
       `SELECT table_name, column_name FROM information_schema.columns
@@ -215,7 +318,7 @@ describe('v1 list pages: the orders PostgreSQL renders are the bytes of their re
     expect(unset).toEqual([]);
   });
 
-  it('the schema refuses what neither rendering can send: NaN amounts, infinite and out-of-range instants', async () => {
+  it('the schema refuses what no body can send: NaN or negative amounts, infinite and out-of-range instants', async () => {
     const refused = async (row: Row, item?: { price: string }) => {
       try {
         await insertOrder(row, item ? [{ name: 'x', price: item.price, quantity: 1 }] : []);
@@ -226,6 +329,7 @@ describe('v1 list pages: the orders PostgreSQL renders are the bytes of their re
     };
     const before = orderIds.length;
     expect(await refused({ created_at: STAMP, total_amount: 'NaN' })).toBe('23514');
+    expect(await refused({ created_at: STAMP, total_amount: '-1.00' })).toBe('23514');
     expect(await refused({ created_at: 'infinity' })).toBe('23514');
     expect(await refused({ created_at: STAMP, shipped_at: '-infinity' })).toBe('23514');
     expect(await refused({ created_at: STAMP, confirmed_at: '0044-03-15 12:00:00+00 BC' })).toBe('23514');
@@ -248,12 +352,17 @@ describe('v1 list pages: the orders PostgreSQL renders are the bytes of their re
     await db.query('DELETE FROM orders WHERE order_id = $1', [orderId]);
   });
 
-  it('cursor pages, rendered by the view, hold the same orders', async () => {
-    const res = await customer('GET', `${ORDERS}?cursor=&size=100`);
-    expect(res.statusCode).toBe(200);
+  it.each([
+    ['v1', ORDERS],
+    ['v2', ORDERS_V2],
+  ])('%s cursor and offset pages hold the same orders, the bytes of their reads', async (_v, path) => {
     const reads = await Promise.all(
-      orderIds.map(async (id) => (await customer('GET', `${ORDERS}/${id}`)).body),
+      orderIds.map(async (id) => (await customer('GET', `${path}/${id}`)).body),
     );
-    expect(res.body.startsWith(`{"content":[${reads.join(',')}],`)).toBe(true);
+    const cursor = await customer('GET', `${path}?cursor=&size=100`);
+    expect(cursor.statusCode).toBe(200);
+    expect(cursor.body).toBe(`{"content":[${reads.join(',')}],"size":100,"hasNext":false,"hasPrev":false}`);
+    const offset = await customer('GET', `${path}?size=100`);
+    expect(offset.body.startsWith(`{"content":[${reads.join(',')}],`)).toBe(true);
   });
 });

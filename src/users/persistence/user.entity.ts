@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 
-/** A user's profile; the row is created on the first authenticated request (DECISIONS "Running it"). */
+/** A user's profile; the row is created on the user's first authenticated request. */
 @Entity({ name: 'users' })
 export class UserEntity {
   @PrimaryColumn({ name: 'user_id', type: 'uuid' })

@@ -10,7 +10,7 @@ import { checkLines, LineCheck, productIdsOf, totalViolation } from './domain/or
  * the rules of domain/order-lines.ts. Failures are violations on `<fieldOf(i)>productId|quantity`.
  */
 @Injectable()
-export class OrderLinesPricer {
+export class OrderLinePricingService {
   constructor(private readonly catalogue: ProductStockService) {}
 
   /** The priced lines, or 400 VALIDATION_ERROR naming every line that cannot be ordered. */

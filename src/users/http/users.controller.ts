@@ -1,17 +1,17 @@
 import { Body, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { type Caller, isAdmin } from '../auth/caller';
-import { CurrentCaller } from '../auth/decorators';
-import { AliasRoute } from '../http/alias-route';
-import { ApiEndpoint } from '../openapi/api-endpoint.decorator';
-import { AppException } from '../problem/app-exception';
-import { UuidParam } from '../validation/uuid-param.decorator';
-import { VersionedController } from '../versioning/api-version';
-import { ReplaceProfileRequest, UserResponse } from './user.dto';
-import { UserEntity } from './user.entity';
-import { UsersService } from './users.service';
+import { type Caller, isAdmin } from '../../auth/caller';
+import { CurrentCaller } from '../../auth/decorators';
+import { AliasRoute } from '../../http/alias-route';
+import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
+import { AppException } from '../../problem/app-exception';
+import { UuidParam } from '../../validation/uuid-param.decorator';
+import { VersionedController } from '../../versioning/api-version';
+import type { User } from '../domain/user';
+import { UsersService } from '../users.service';
+import { ReplaceProfileRequest, UserResponse } from './dto/user.dto';
 
-function toUserResponse(user: UserEntity): UserResponse {
+function toUserResponse(user: User): UserResponse {
   return {
     userId: user.userId,
     roles: user.roles,

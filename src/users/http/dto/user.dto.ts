@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ROLES } from '../auth/caller';
+import { ROLES } from '../../../auth/caller';
 import {
   email,
   INT32_MAX,
@@ -11,8 +11,8 @@ import {
   text,
   timestamp,
   uuid,
-} from '../validation/fields';
-import { ReadOnly } from '../validation/read-only.decorator';
+} from '../../../validation/fields';
+import { ReadOnly } from '../../../validation/read-only.decorator';
 
 const DISPLAY_NAME = text({ min: 1, max: 200 });
 const EMAIL = email(320);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { prepared, PooledStatements } from '../database/pooled-statements';
-import type { ProductEntity, ProductStatus } from './product.entity';
+import { prepared, PooledStatements } from '../../database/pooled-statements';
+import type { Product, ProductStatus } from '../domain/product';
 
 export interface NewProduct {
   name: string;
@@ -37,7 +37,8 @@ const READ_FOR_SALE = prepared(
    FROM products WHERE product_id = ANY($1::uuid[])`,
 );
 
-const PRODUCT_COLUMNS = `product_id AS "productId", name, price::text AS price, stock, status, version,
+/** The columns of a `Product`. */
+const PRODUCT_COLUMNS = `product_id AS "productId", name, price::text AS price, stock, status,
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /** The column of each field a product's change may set. */
@@ -54,12 +55,9 @@ export class ProductsRepository {
   constructor(private readonly pooled: PooledStatements) {}
 
   /** A page of the catalogue, newest first, and how many products there are. */
-  async page(paging: {
-    limit: number;
-    offset: number;
-  }): Promise<{ products: ProductEntity[]; total: number }> {
+  async page(paging: { limit: number; offset: number }): Promise<{ products: Product[]; total: number }> {
     const [products, [{ total }]] = await Promise.all([
-      this.pooled.rows<ProductEntity>(
+      this.pooled.rows<Product>(
         `SELECT ${PRODUCT_COLUMNS} FROM products ORDER BY created_at DESC, product_id DESC LIMIT $1 OFFSET $2`,
         [paging.limit, paging.offset],
       ),
@@ -68,8 +66,8 @@ export class ProductsRepository {
     return { products, total };
   }
 
-  async read(productId: string): Promise<ProductEntity | undefined> {
-    const [product] = await this.pooled.rows<ProductEntity>(
+  async read(productId: string): Promise<Product | undefined> {
+    const [product] = await this.pooled.rows<Product>(
       `SELECT ${PRODUCT_COLUMNS} FROM products WHERE product_id = $1`,
       [productId],
     );
@@ -84,8 +82,8 @@ export class ProductsRepository {
       : this.pooled.rows<ProductSaleRow>(READ_FOR_SALE, [ids]);
   }
 
-  async insert(product: NewProduct): Promise<ProductEntity> {
-    const [created] = await this.pooled.rows<ProductEntity>(
+  async insert(product: NewProduct): Promise<Product> {
+    const [created] = await this.pooled.rows<Product>(
       `INSERT INTO products (name, price, stock, status) VALUES ($1, $2, $3, $4) RETURNING ${PRODUCT_COLUMNS}`,
       [product.name, product.price, product.stock, product.status],
     );
@@ -93,9 +91,9 @@ export class ProductsRepository {
   }
 
   /** Sets the fields `changes` names (at least one), a new version; the product afterwards, if it exists. */
-  async update(productId: string, changes: ProductChanges): Promise<ProductEntity | undefined> {
+  async update(productId: string, changes: ProductChanges): Promise<Product | undefined> {
     const fields = Object.keys(changes) as Array<keyof ProductChanges>;
-    const [updated] = await this.pooled.rows<ProductEntity>(
+    const [updated] = await this.pooled.rows<Product>(
       `UPDATE products SET ${fields.map((f, i) => `${CHANGEABLE_COLUMNS[f]} = $${i + 2}`).join(', ')},
          version = version + 1, updated_at = now()
        WHERE product_id = $1 RETURNING ${PRODUCT_COLUMNS}`,

@@ -1,8 +1,8 @@
-import type { ProductResponse } from './product.dto';
-import type { ProductEntity } from './product.entity';
+import type { Product } from '../domain/product';
+import type { ProductResponse } from './dto/product.dto';
 
 /** The v1 product card. */
-export function toProductResponse(p: ProductEntity): ProductResponse {
+export function toProductResponse(p: Product): ProductResponse {
   return {
     productId: p.productId,
     name: p.name,

@@ -1,4 +1,4 @@
-import { OffsetPageResponse } from '../paging/page-response';
+import { OffsetPageResponse } from '../../../paging/page-response';
 import {
   decimal,
   INT32_MAX,
@@ -9,8 +9,8 @@ import {
   text,
   timestamp,
   uuid,
-} from '../validation/fields';
-import { PRODUCT_STATUSES, type ProductStatus } from './product.entity';
+} from '../../../validation/fields';
+import { PRODUCT_STATUSES, type ProductStatus } from '../../domain/product';
 
 /** `numeric(12,2)`: at most 10 integer digits, 2 decimals. */
 const PRICE = decimal({ min: 0, max: 9_999_999_999.99, decimals: 2, example: 199.9 });
