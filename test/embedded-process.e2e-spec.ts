@@ -81,6 +81,8 @@ describe('npm start on the embedded store', () => {
   afterAll(() => {
     if (child.exitCode === null) process.kill(-(child.pid as number), 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
+    const moved = /lives in (\/var\/tmp\/order-service-[0-9a-f]{12}) instead/.exec(output)?.[1];
+    if (moved) rmSync(moved, { recursive: true, force: true });
   });
 
   it('answers /health and /ready with the embedded database and in-process queue', async () => {
@@ -131,7 +133,12 @@ describe('npm start on the embedded store', () => {
   }, 40_000);
 
   it('Ctrl-C: finishes an in-flight request, then stops its PostgreSQL, with nothing at warn or above', async () => {
-    const state = JSON.parse(readFileSync(path.join(dataDir, 'pg-server.json'), 'utf8')) as { pid: number };
+    // Where the data went (DATA_DIR, or a private directory as root when DATA_DIR is out of reach).
+    const home = path.dirname(
+      /started in (\S+) on 127\.0\.0\.1/.exec(output)?.[1] ?? path.join(dataDir, 'pg'),
+    );
+    const stateFile = path.join(home, 'pg-server.json');
+    const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { pid: number };
     expect(isAlive(state.pid)).toBe(true);
     // A request whose body is still arriving when the signal comes is in flight.
     const socket = net.connect(port, '127.0.0.1');
@@ -163,7 +170,7 @@ describe('npm start on the embedded store', () => {
       .map((line) => JSON.parse(line) as { level: number; msg: string });
     expect(after.filter((line) => line.level >= 40)).toEqual([]);
     expect(isAlive(state.pid)).toBe(false);
-    expect(existsSync(path.join(dataDir, 'pg-server.json'))).toBe(false);
+    expect(existsSync(stateFile)).toBe(false);
   }, 40_000);
 });
 
