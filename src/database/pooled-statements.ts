@@ -33,7 +33,8 @@ export class StatementVariants {
 
   constructor(
     private readonly family: string,
-    // Each prepared variant holds backend memory on every connection that ran it (docs/decisions.md).
+    // Each prepared variant holds backend memory on every connection that ran it
+    // (docs/decisions/0087-customer-list-pages-prepared.md).
     private readonly limit = 8,
   ) {}
 
@@ -52,7 +53,7 @@ export class StatementVariants {
  * query runner per statement), in a transaction of its own that carries the service's settings
  * (`TransactionSettings`: the statement timeout above all), so no statement depends on what its session was
  * given at connect time. `BEGIN` with the settings, the statement and `COMMIT` go out pipelined: one round
- * trip, as the statement alone would take (docs/decisions.md "Behind a transaction pooler").
+ * trip, as the statement alone would take (docs/decisions/0065-behind-a-transaction-pooler.md).
  *
  * Statements with a fixed text are prepared (`prepared()`, `StatementVariants`), which saves both Node's and
  * the database's CPU on the hot paths (docs/benchmarks.md). With `DB_PREPARED_STATEMENTS=false` they all run
