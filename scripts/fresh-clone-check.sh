@@ -11,6 +11,7 @@
 #   - nothing is left behind: no file in the run's TMPDIR, no PostgreSQL socket or password file in /tmp, no
 #     server, no test cluster, no Redis key of a test run (when a Redis answers on 127.0.0.1:6379).
 # Usage: scripts/fresh-clone-check.sh   (prints one line per check and a summary; exits 1 when one fails)
+#        FRESH_CLONE_CHECK_SKIP_TEST=1 scripts/fresh-clone-check.sh   (all but npm test, while working on it)
 set -uo pipefail
 source_repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d)" # 0700
@@ -137,7 +138,9 @@ check "no secret file readable by others where the data lives" \
 
 # 3. npm test with no environment.
 t0=$SECONDS
-if logged "$work/test.log" npm test; then
+if [ -n "${FRESH_CLONE_CHECK_SKIP_TEST:-}" ]; then
+  say "skip npm test (FRESH_CLONE_CHECK_SKIP_TEST)"
+elif logged "$work/test.log" npm test; then
   pass "npm test passes with no environment ($((SECONDS - t0)) s): $(grep -E '^Tests:' "$work/test.log" | tail -1)"
 else
   grep -E '^(Tests|Test Suites):|✕' "$work/test.log" | head -20
