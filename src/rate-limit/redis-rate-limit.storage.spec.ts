@@ -5,6 +5,9 @@ import { COUNT_HIT_SCRIPT, MAX_HITS_PER_CALL, RedisRateLimitStorage } from './re
 const WINDOW_MS = 60_000;
 /** Runs against the real Redis when REDIS_URL is set, under a key prefix of its own. */
 const describeWithRedis = process.env.REDIS_URL ? describe : describe.skip;
+// Skipped suites are listed only in verbose runs: say why this one did not run.
+if (!process.env.REDIS_URL)
+  process.stdout.write('skipped: RedisRateLimitStorage on Redis: needs REDIS_URL (a Redis server)\n');
 
 describeWithRedis('RedisRateLimitStorage on Redis (REDIS_URL set)', () => {
   const prefix = `os-unit-${randomBytes(4).toString('hex')}:rl:`;
