@@ -39,7 +39,7 @@ function binariesIn(root: string): PostgresBinaries {
  * its install script turns into symbolic links. After `npm install --ignore-scripts` they are missing and
  * initdb cannot load its libraries: made here, where the binaries run from, as that script would.
  */
-function linkLibraries(root: string): void {
+export function linkLibraries(root: string): void {
   let links: Array<{ source: string; target: string }> = [];
   try {
     links = JSON.parse(fs.readFileSync(path.join(root, 'pg-symlinks.json'), 'utf8')) as typeof links;
