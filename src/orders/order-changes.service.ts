@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller';
 import { AppException } from '../problem/app-exception';
 import { ExpectedVersions, Order, OrderBody, OrderFieldChanges, satisfies } from './domain/order';
@@ -7,6 +7,7 @@ import { isAllowed, OrderOperation, OrderTimestampField } from './domain/order-s
 import { assertOrderVisible } from './order-access';
 import { OrderDeletionHooks } from './order-deletion-hooks';
 import { OrdersRepository } from './persistence/orders.repository';
+import { Transactions } from '../database/transactions';
 
 /** What a change writes besides its own statements: field changes and the time stamp of an action. */
 export interface ChangeOutcome {
@@ -25,7 +26,7 @@ export interface ChangeOutcome {
 @Injectable()
 export class OrderChanges {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly orders: OrdersRepository,
     private readonly deletionHooks: OrderDeletionHooks,
   ) {}
@@ -37,7 +38,7 @@ export class OrderChanges {
     expected: ExpectedVersions,
     apply: (db: EntityManager, order: Order) => Promise<ChangeOutcome | void>,
   ): Promise<OrderBody> {
-    return this.dataSource.transaction(async (db) => {
+    return this.transactions.run(async (db) => {
       const order = await this.lock(db, caller, orderId, operation, expected);
       const outcome = (await apply(db, order)) ?? {};
       return this.orders.save(db, order.orderId, outcome.fields ?? {}, outcome.stamp);
@@ -49,7 +50,7 @@ export class OrderChanges {
    * (OrderDeletionHooks), all in one transaction.
    */
   remove(caller: Caller, orderId: string, expected: ExpectedVersions): Promise<void> {
-    return this.dataSource.transaction(async (db) => {
+    return this.transactions.run(async (db) => {
       const order = await this.lock(db, caller, orderId, 'delete', expected);
       await this.deletionHooks.run(db, order.orderId);
       await this.orders.delete(db, order.orderId);

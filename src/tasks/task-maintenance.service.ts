@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { JobQueue, QueuedJob } from '../queue/job-queue';
@@ -7,6 +6,7 @@ import { BlobStorage } from '../storage/blob-storage';
 import { FAILURE_CODES, MAX_TASK_ATTEMPTS, Task } from './domain/task';
 import { TasksRepository } from './persistence/tasks.repository';
 import { TASK_QUEUES, TaskDispatcher } from './task-dispatcher.service';
+import { Transactions } from '../database/transactions';
 
 export const MAINTENANCE_QUEUE = 'task-maintenance';
 
@@ -44,7 +44,7 @@ export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap {
     private readonly tasks: TasksRepository,
     private readonly dispatcher: TaskDispatcher,
     private readonly storage: BlobStorage,
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -114,7 +114,7 @@ export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap {
   async applyRetention(): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const batch = await this.dataSource.transaction(async (db) => {
+      const batch = await this.transactions.run(async (db) => {
         const gone = await this.tasks.deleteFinishedBefore(
           db,
           this.config.tasks.retentionDays,

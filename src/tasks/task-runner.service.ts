@@ -1,11 +1,11 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { MetricsService } from '../metrics/metrics.service';
 import { JobInterrupted, JobQueue, QueuedJob } from '../queue/job-queue';
 import { FAILURE_CODES, TaskType } from './domain/task';
 import { TasksRepository } from './persistence/tasks.repository';
 import { TASK_QUEUES, TaskJob } from './task-dispatcher.service';
 import { TaskCancelled, TaskHandlers, TaskRun } from './task-handlers';
+import { Transactions } from '../database/transactions';
 
 /**
  * The life of a task around its handler, the same for every type: a run starts (PENDING, or a stalled
@@ -23,7 +23,7 @@ export class TaskRunner implements OnModuleInit {
     private readonly queue: JobQueue,
     private readonly handlers: TaskHandlers,
     private readonly tasks: TasksRepository,
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -50,7 +50,7 @@ export class TaskRunner implements OnModuleInit {
         if (!(await this.tasks.progress(task.taskId, percent))) throw new TaskCancelled(task.taskId);
       },
       complete: async (writeResult) => {
-        await this.dataSource.transaction(async (db) => {
+        await this.transactions.run(async (db) => {
           const result = await writeResult(db);
           if (!(await this.tasks.complete(db, task.taskId, result))) throw new TaskCancelled(task.taskId);
         });

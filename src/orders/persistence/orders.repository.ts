@@ -1,14 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type {
-  DeliveryAddress,
-  Order,
-  OrderBody,
-  OrderCreation,
-  OrderFieldChanges,
-  PricedLine,
-} from '../domain/order';
+import type { DeliveryAddress, Order, OrderBody, OrderFieldChanges, PricedLine } from '../domain/order';
 import { fieldsOf, ORDER_FIELDS, OrderBodyVersion } from '../domain/order-fields';
 import type { OrderFilter, OrderScope, SortKey } from '../domain/order-list-criteria';
 import type { OrderTimestampField } from '../domain/order-state-machine';
@@ -22,9 +15,8 @@ import { keysetPageStatement, offsetPageStatement, PageWindow } from './order-li
  * Orders are read in two forms, both generated from the declaration of their fields (order-json.sql.ts):
  * the body the API serves, as JSON text (`OrderBody`), and the model the services' rules judge (`Order`).
  * Every write returns the body of the order it wrote, rendered in the same statement. Write methods take
- * the `EntityManager` of the caller's transaction; single statements outside one (the reads, and a
- * create's insert, which is atomic by itself) run on the pool directly (`PooledStatements`), prepared
- * where their text is fixed.
+ * the `EntityManager` of the caller's transaction; the reads run on the pool directly (`PooledStatements`),
+ * prepared where their text is fixed.
  */
 
 /** A row holding the model of one order in its column `order`. */
@@ -91,26 +83,14 @@ const READ_LINE = prepared(
    FROM orders o WHERE o.order_id = $1`,
 );
 
-/**
- * Inserts an order with its lines and total and returns its v1 body, in one statement (see `insert`). With a
- * creation reference ($9, within $10 seconds) the order this reference already created is returned instead,
- * and nothing is inserted.
- */
-const INSERT_ORDER = prepared(
-  'orders.insert',
-  `
-  WITH earlier AS (
-    SELECT o.order_id FROM orders o
-     WHERE $9::text IS NOT NULL AND o.creation_reference = $9
-       AND o.created_at > now() - make_interval(secs => $10)
-     LIMIT 1
-  ), lines AS (
+/** Inserts an order with its lines and total and returns its v1 body, in one statement (see `insert`). */
+const INSERT_ORDER = `
+  WITH lines AS (
     SELECT * FROM unnest($5::uuid[], $6::text[], $7::numeric[], $8::int[])
       WITH ORDINALITY AS l(product_id, product_name, unit_price, quantity, position)
   ), created AS (
-    INSERT INTO orders (customer_id, delivery_street_name, delivery_zip_code, note, total_amount, creation_reference)
-    SELECT $1, $2, $3, $4, COALESCE((SELECT sum(unit_price * quantity) FROM lines), 0), $9
-     WHERE NOT EXISTS (SELECT 1 FROM earlier)
+    INSERT INTO orders (customer_id, delivery_street_name, delivery_zip_code, note, total_amount)
+    SELECT $1, $2, $3, $4, COALESCE((SELECT sum(unit_price * quantity) FROM lines), 0)
     RETURNING *
   ), items AS (
     INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
@@ -118,17 +98,12 @@ const INSERT_ORDER = prepared(
     FROM created CROSS JOIN lines l ORDER BY l.position
     RETURNING *
   )
-  SELECT ${ORDER_SQL.bodyColumns('v1', 'items')} FROM created o
-  UNION ALL
-  SELECT ${ORDER_SQL.bodyColumns('v1')} FROM orders o WHERE o.order_id IN (SELECT order_id FROM earlier)`,
-);
+  SELECT ${ORDER_SQL.bodyColumns('v1', 'items')} FROM created o`;
 
 export interface NewOrder {
   customerId: string;
   deliveryAddress?: { streetName: string; zipCode: string };
   note?: string;
-  /** What the create is known by (its Idempotency-Key), and for how long: see OrderCreation. */
-  creation?: OrderCreation;
 }
 
 /**
@@ -268,13 +243,12 @@ export class OrdersRepository {
 
   /**
    * Inserts an order, its lines and its total and returns its v1 body, in one statement (data-modifying
-   * CTEs): one round trip, atomic without a transaction of its own, and nothing to read afterwards, so a
-   * failure can never leave an order created behind an error response (which would let an idempotent retry
-   * create it twice). Lines keep their request order (`created_at` is the clock time of each row); the
-   * total is the sum of the frozen prices, computed by PostgreSQL in `numeric`.
+   * CTEs), in the caller's transaction: nothing to read afterwards. Lines keep their request order
+   * (`created_at` is the clock time of each row); the total is the sum of the frozen prices, computed by
+   * PostgreSQL in `numeric`.
    */
-  async insert(order: NewOrder, lines: readonly PricedLine[]): Promise<OrderBody> {
-    const [row] = await this.pooled.rows<OrderBody>(INSERT_ORDER, [
+  async insert(db: EntityManager, order: NewOrder, lines: readonly PricedLine[]): Promise<OrderBody> {
+    const [row] = (await db.query(INSERT_ORDER, [
       order.customerId,
       order.deliveryAddress?.streetName ?? null,
       order.deliveryAddress?.zipCode ?? null,
@@ -283,9 +257,7 @@ export class OrdersRepository {
       lines.map((l) => l.productName),
       lines.map((l) => l.unitPrice),
       lines.map((l) => l.quantity),
-      order.creation?.reference ?? null,
-      order.creation?.windowSeconds ?? 0,
-    ]);
+    ])) as OrderBody[];
     return row;
   }
 
