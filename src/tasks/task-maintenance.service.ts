@@ -31,7 +31,8 @@ const RETENTION_BATCH = 500;
  *   again, or FAILED once it has used its attempts — no task stays PENDING or PROCESSING without a job.
  *   Tasks accepted while the queue was down do not wait for it: they are queued as soon as it answers again
  *   (`dispatchNeverQueued`, in every process that reconnects; a task's job id makes a second dispatch of it
- *   a no-op);
+ *   a no-op), and so are those a process died before queueing (after the commit of the request that
+ *   accepted them, before its queueing: when a process starts);
  * - retention: tasks finished more than TASK_RETENTION_DAYS ago are deleted with their results and files;
  * - purge-abandoned-blobs: file bytes written but never attached (a crash mid-export or mid-upload).
  */
@@ -57,6 +58,7 @@ export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap {
     for (const [name, everyMs] of Object.entries(MAINTENANCE_JOBS)) {
       await this.queue.schedule(MAINTENANCE_QUEUE, name, everyMs);
     }
+    void this.dispatchNeverQueued();
   }
 
   private async run(job: QueuedJob<unknown>): Promise<void> {
