@@ -8,8 +8,9 @@ export type AfterCommit = () => Promise<unknown> | unknown;
 /**
  * One database transaction that every `Transactions.run` made in its scope joins, opened by the first of them
  * (a scope whose work never writes costs nothing), ended by whoever created it: `commit` or `rollback`. Work
- * that throws marks it rollback-only, as a transaction of its own would have been rolled back; a nested
- * transaction (a savepoint) stays what it is: `db.transaction()` on the joined EntityManager.
+ * that throws rolls it back at once, as a transaction of its own would have been rolled back, and gives its
+ * connection back (the error's answer may need one); it stays rollback-only. A nested transaction (a
+ * savepoint) stays what it is: `db.transaction()` on the joined EntityManager.
  *
  * Its work runs on one connection, one statement at a time: the runs of one scope follow each other.
  */
@@ -41,6 +42,7 @@ export class UnitOfWork {
       return await work(await this.manager());
     } catch (error: unknown) {
       this.failed = true;
+      await this.rollback();
       throw error;
     }
   }
@@ -56,15 +58,10 @@ export class UnitOfWork {
    */
   async commit(last?: (db: EntityManager) => Promise<void>): Promise<void> {
     if (this.failed) throw new Error('a unit of work whose work failed cannot commit');
-    if (last) {
-      try {
-        await this.run(last);
-      } catch (error: unknown) {
-        await this.rollback();
-        throw error;
-      }
-    }
+    // A failure of `last` rolls everything back (`run`).
+    if (last) await this.run(last);
     const runner = this.runner;
+    this.runner = undefined;
     this.ended = true;
     if (runner) {
       try {
@@ -77,15 +74,17 @@ export class UnitOfWork {
     }
   }
 
-  /** Undoes whatever joined; the after-commit work is dropped. Never throws (the connection is dropped). */
+  /**
+   * Undoes whatever joined; the after-commit work is dropped. Never throws (a connection whose rollback
+   * failed is dropped); a second call does nothing.
+   */
   async rollback(): Promise<void> {
     this.ended = true;
     this.afterCommit.length = 0;
     if (!this.opening) return;
-    const runner = await this.opening.then(
-      () => this.runner,
-      () => undefined,
-    );
+    await this.opening.catch(() => undefined);
+    const runner = this.runner;
+    this.runner = undefined;
     if (runner) await this.discard(runner);
   }
 
@@ -151,13 +150,8 @@ export class Transactions {
     if (unit) return unit.run(work);
     const own = this.unitOfWork();
     return this.scope.run(own, async () => {
-      let result: T;
-      try {
-        result = await own.run(work);
-      } catch (error: unknown) {
-        await own.rollback();
-        throw error;
-      }
+      // A failure rolls it back (`run`).
+      const result = await own.run(work);
       await own.commit();
       await own.runAfterCommit();
       return result;

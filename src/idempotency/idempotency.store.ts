@@ -158,12 +158,9 @@ export class IdempotencyStore {
       JSON.stringify(response.headers),
       response.body,
     ];
-    if (db) {
-      // TypeORM answers an UPDATE with [rows, affected row count].
-      const [, updated] = (await db.query(COMPLETE.text, values)) as [unknown[], number];
-      return updated === 1;
-    }
-    const completed = await this.pooled.rows(COMPLETE, values);
+    const completed = db
+      ? await this.pooled.rowsIn(db, COMPLETE, values)
+      : await this.pooled.rows(COMPLETE, values);
     return completed.length === 1;
   }
 

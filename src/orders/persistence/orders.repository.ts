@@ -84,7 +84,9 @@ const READ_LINE = prepared(
 );
 
 /** Inserts an order with its lines and total and returns its v1 body, in one statement (see `insert`). */
-const INSERT_ORDER = `
+const INSERT_ORDER = prepared(
+  'orders.insert',
+  `
   WITH lines AS (
     SELECT * FROM unnest($5::uuid[], $6::text[], $7::numeric[], $8::int[])
       WITH ORDINALITY AS l(product_id, product_name, unit_price, quantity, position)
@@ -98,7 +100,8 @@ const INSERT_ORDER = `
     FROM created CROSS JOIN lines l ORDER BY l.position
     RETURNING *
   )
-  SELECT ${ORDER_SQL.bodyColumns('v1', 'items')} FROM created o`;
+  SELECT ${ORDER_SQL.bodyColumns('v1', 'items')} FROM created o`,
+);
 
 export interface NewOrder {
   customerId: string;
@@ -248,7 +251,7 @@ export class OrdersRepository {
    * PostgreSQL in `numeric`.
    */
   async insert(db: EntityManager, order: NewOrder, lines: readonly PricedLine[]): Promise<OrderBody> {
-    const [row] = (await db.query(INSERT_ORDER, [
+    const [row] = await this.pooled.rowsIn<OrderBody>(db, INSERT_ORDER, [
       order.customerId,
       order.deliveryAddress?.streetName ?? null,
       order.deliveryAddress?.zipCode ?? null,
@@ -257,7 +260,7 @@ export class OrdersRepository {
       lines.map((l) => l.productName),
       lines.map((l) => l.unitPrice),
       lines.map((l) => l.quantity),
-    ])) as OrderBody[];
+    ]);
     return row;
   }
 
