@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Caller, isAdmin } from '../auth/caller';
 import { DeliveryAddressesService } from '../delivery-addresses/delivery-addresses.service';
+import { EventRecorder } from '../events/event-recorder.service';
 import { AppException } from '../problem/app-exception';
 import { Transactions } from '../database/transactions';
 import { UsersService } from '../users/users.service';
@@ -26,6 +27,7 @@ export class OrderEditingService {
     private readonly lines: OrderLinePricingService,
     private readonly users: UsersService,
     private readonly addresses: DeliveryAddressesService,
+    private readonly events: EventRecorder,
     private readonly transactions: Transactions,
   ) {}
 
@@ -33,7 +35,8 @@ export class OrderEditingService {
    * The catalogue read only prices the lines (stock is reserved at confirm), before the transaction; the
    * order with its lines and total is written and returned by one statement, in the request's transaction
    * (with its Idempotency-Key's outcome). Without a `deliveryAddress` the order takes a copy of the
-   * customer's default delivery address, if any (read beside the catalogue, so it adds no round trip).
+   * customer's default delivery address, if any (read beside the catalogue, so it adds no round trip). The
+   * insert records ORDER_CREATED itself.
    */
   async create(caller: Caller, draft: OrderDraft & { customerId?: string }): Promise<OrderBody> {
     const customerId = (draft.customerId ?? caller.userId).toLowerCase();
@@ -45,7 +48,8 @@ export class OrderEditingService {
     this.lines.assertStorableTotal(priced);
     if (customerId !== caller.userId) await this.users.ensureCustomer(customerId);
     const order = { customerId, deliveryAddress, note: draft.note };
-    return this.transactions.run((db) => this.orders.insert(db, order, priced));
+    const event = this.events.order('ORDER_CREATED', caller.userId);
+    return this.transactions.run((db) => this.orders.insert(db, order, priced, event));
   }
 
   /** PUT: items, delivery address and note replaced; absent means removed. Only while CREATED. */
