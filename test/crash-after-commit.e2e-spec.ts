@@ -15,8 +15,8 @@ import { callerToken } from './support/tokens';
  * a process of its own with test/support/crash-after-commit.cjs preloaded, which kills it (SIGKILL) right
  * after the request's transaction committed and before the answer left. The key's outcome is then already
  * committed with the change; a restarted process gets the client's retry with the same key and replays the
- * first outcome (`Idempotent-Replayed: true`), and the change is there once (rows, stock, versions, a task
- * that runs once). One process start serves the retry of one operation and the crash of the next.
+ * first outcome (`Idempotent-Replayed: true`), and the change is there once (rows, stock, versions, events, a
+ * task that runs once). One process start serves the retry of one operation and the crash of the next.
  */
 const ROOT = path.resolve(__dirname, '..');
 const PRELOAD = path.join(ROOT, 'test/support/crash-after-commit.cjs');
@@ -165,8 +165,9 @@ describe('exactly once through a crash right after the commit, for every operati
       (r) => r.stock,
     );
   const orderRow = (orderId: string) =>
-    one<{ status: string; version: number; lines: number }>(
-      `SELECT status, version, (SELECT count(*)::int FROM order_items i WHERE i.order_id = o.order_id) AS lines
+    one<{ status: string; version: number; lines: number; events: number }>(
+      `SELECT status, version, (SELECT count(*)::int FROM order_items i WHERE i.order_id = o.order_id) AS lines,
+              (SELECT count(*)::int FROM events e WHERE e.order_id = o.order_id) AS events
          FROM orders o WHERE order_id = $1`,
       [orderId],
     );
@@ -257,6 +258,7 @@ describe('exactly once through a crash right after the commit, for every operati
       ]);
       expect(n).toBe(1);
       expect(replay.headers.get('location')).toBe(`/api/v1/orders/${String(replay.body.orderId)}`);
+      expect(await orderRow(String(replay.body.orderId))).toMatchObject({ events: 1 });
     },
   });
 
@@ -273,7 +275,7 @@ describe('exactly once through a crash right after the commit, for every operati
     before: () => orderRow(made.editable),
     after: async (before, replay) => {
       const now = await orderRow(made.editable);
-      expect(now.version).toBe(before.version + 1);
+      expect(now).toMatchObject({ version: before.version + 1, events: before.events + 1 });
       expect(replay.body).toMatchObject({ note: 'patched once' });
       expect(replay.headers.get('etag')).toBe(await etagOf(made.editable));
     },
@@ -303,7 +305,11 @@ describe('exactly once through a crash right after the commit, for every operati
       }),
       after: async (before, replay) => {
         const now = await orderRow(made[orderKey]);
-        expect(now).toMatchObject({ status, version: before.order.version + 1 });
+        expect(now).toMatchObject({
+          status,
+          version: before.order.version + 1,
+          events: before.order.events + 1,
+        });
         expect(replay.body).toMatchObject({ status });
         expect(replay.headers.get('etag')).toBe(await etagOf(made[orderKey]));
         if (stock) expect(await stockOf(made[stock.product])).toBe(before.stock + stock.change);
@@ -339,6 +345,10 @@ describe('exactly once through a crash right after the commit, for every operati
     before: async () => undefined,
     after: async (_before, replay) => {
       expect(await ordersOf(batchCreator.sub)).toBe(2);
+      const { n } = await one<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE customer_id = $1', [
+        batchCreator.sub,
+      ]);
+      expect(n).toBe(2);
       expect(replay.body.summary).toMatchObject({ succeeded: 2, failed: 1 });
     },
   });
@@ -363,10 +373,12 @@ describe('exactly once through a crash right after the commit, for every operati
       expect(await orderRow(made.batchFirst)).toMatchObject({
         status: 'CONFIRMED',
         version: before.first.version + 1,
+        events: before.first.events + 1,
       });
       expect(await orderRow(made.batchSecond)).toMatchObject({
         status: 'CONFIRMED',
         version: before.second.version + 1,
+        events: before.second.events + 1,
       });
       expect(await stockOf(made.stockProduct)).toBe(before.stock - 3);
       expect(replay.body.summary).toMatchObject({ succeeded: 2, failed: 1 });
@@ -387,6 +399,7 @@ describe('exactly once through a crash right after the commit, for every operati
       expect(await orderRow(made.itemTarget)).toMatchObject({
         lines: before.lines + 1,
         version: before.version + 1,
+        events: before.events + 1,
       });
     },
   });
@@ -410,6 +423,7 @@ describe('exactly once through a crash right after the commit, for every operati
       expect(await orderRow(made.itemsTarget)).toMatchObject({
         lines: before.lines + 2,
         version: before.version + 1,
+        events: before.events + 1,
       });
     },
   });
@@ -463,13 +477,18 @@ describe('exactly once through a crash right after the commit, for every operati
   async function expectOneTaskRun(ownerId: string, type: string): Promise<void> {
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const { rows } = await db.query<{ status: string; attempts: number }>(
-        'SELECT status, attempts FROM tasks WHERE owner_id = $1 AND type = $2',
+      const { rows } = await db.query<{ taskId: string; status: string; attempts: number }>(
+        'SELECT task_id AS "taskId", status, attempts FROM tasks WHERE owner_id = $1 AND type = $2',
         [ownerId, type],
       );
       expect(rows).toHaveLength(1);
       if (rows[0].status === 'COMPLETED') {
         expect(rows[0].attempts).toBe(1);
+        const { n } = await one<{ n: number }>(
+          "SELECT count(*)::int AS n FROM events WHERE task_id = $1 AND type = 'TASK_COMPLETED'",
+          [rows[0].taskId],
+        );
+        expect(n).toBe(1);
         return;
       }
       if (Date.now() > deadline) throw new Error(`the task did not complete: ${JSON.stringify(rows[0])}`);
