@@ -52,6 +52,11 @@ export class TransactionSettings implements EntitySubscriberInterface {
     await queryRunner.query(this.sql);
   }
 
+  /** `queryRunner`'s transaction was begun with the settings on its connection directly (`Transactions`). */
+  adopt(queryRunner: QueryRunner): void {
+    this.set.add(queryRunner);
+  }
+
   afterTransactionCommit({ queryRunner }: TransactionCommitEvent): void {
     this.ended(queryRunner);
   }

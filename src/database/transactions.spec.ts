@@ -1,35 +1,35 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { TransactionSettings } from './transaction-settings';
 import { Transactions } from './transactions';
 
-/** A DataSource whose query runners log what they do: `connect`, `begin`, `commit`, `rollback`, `release`. */
+/**
+ * A DataSource whose query runners log what they do: `connect`, then the statements their connection runs
+ * (`begin`, `commit`, `rollback`), and `release`.
+ */
 function recordingDataSource() {
   const log: string[] = [];
   let runners = 0;
   const dataSource = {
     createQueryRunner: () => {
       const id = ++runners;
-      const runner = {
+      let connected = false;
+      const connection = {
+        query: (text: string) => Promise.resolve(log.push(`${id} ${text.split(';')[0].toLowerCase()}`)),
+      };
+      return {
         isTransactionActive: false,
         manager: { runner: id } as unknown as EntityManager,
-        connect: () => Promise.resolve(log.push(`${id} connect`)),
-        startTransaction: () => {
-          runner.isTransactionActive = true;
-          return Promise.resolve(log.push(`${id} begin`));
-        },
-        commitTransaction: () => {
-          runner.isTransactionActive = false;
-          return Promise.resolve(log.push(`${id} commit`));
-        },
-        rollbackTransaction: () => {
-          runner.isTransactionActive = false;
-          return Promise.resolve(log.push(`${id} rollback`));
+        connect: () => {
+          if (!connected) log.push(`${id} connect`);
+          connected = true;
+          return Promise.resolve(connection);
         },
         release: () => Promise.resolve(log.push(`${id} release`)),
       };
-      return runner;
     },
   } as unknown as DataSource;
-  return { transactions: new Transactions(dataSource), log };
+  const settings = { sql: 'SET LOCAL jit = off', adopt: () => undefined } as unknown as TransactionSettings;
+  return { transactions: new Transactions(dataSource, settings), log };
 }
 
 const runnerOf = (db: EntityManager) => (db as unknown as { runner: number }).runner;

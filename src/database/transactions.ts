@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { PoolClient } from 'pg';
 import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
+import { TransactionSettings } from './transaction-settings';
 
 /** Work that must wait for the transaction's commit: queueing a job, anything outside PostgreSQL. */
 export type AfterCommit = () => Promise<unknown> | unknown;
@@ -23,6 +25,7 @@ export class UnitOfWork {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly settings: TransactionSettings,
     private readonly logger: Logger,
   ) {}
 
@@ -65,11 +68,12 @@ export class UnitOfWork {
     this.ended = true;
     if (runner) {
       try {
-        await runner.commitTransaction();
+        await connectionOf(runner).query('COMMIT');
       } catch (error: unknown) {
         await this.discard(runner);
         throw error;
       }
+      markTransaction(runner, false);
       await runner.release();
     }
   }
@@ -93,8 +97,11 @@ export class UnitOfWork {
       const runner = this.dataSource.createQueryRunner();
       try {
         await runner.connect();
-        // TransactionSettings gives it the service's SET LOCAL settings right after it begins.
-        await runner.startTransaction();
+        // BEGIN with the service's settings in one round trip, on the runner's connection; TypeORM is told the
+        // runner is in a transaction, so that nested work makes savepoints.
+        await connectionOf(runner).query(`BEGIN; ${this.settings.sql}`);
+        markTransaction(runner, true);
+        this.settings.adopt(runner);
       } catch (error: unknown) {
         await runner.release().catch(() => undefined);
         throw error;
@@ -107,12 +114,13 @@ export class UnitOfWork {
 
   private async discard(runner: QueryRunner): Promise<void> {
     try {
-      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await connectionOf(runner).query('ROLLBACK');
+      markTransaction(runner, false);
       await runner.release();
     } catch (error: unknown) {
       // A connection whose state is unknown goes back to no one: pg drops it when released with an error.
       this.logger.warn({ msg: 'rollback failed', reason: error instanceof Error ? error.message : error });
-      await runner.release().catch(() => undefined);
+      await (runner as PostgresRunner).release(error as Error).catch(() => undefined);
     }
   }
 
@@ -129,6 +137,29 @@ export class UnitOfWork {
   }
 }
 
+/** TypeORM's PostgreSQL query runner: its connection, and a release that can drop a broken one. */
+interface PostgresRunner extends QueryRunner {
+  release(error?: Error): Promise<void>;
+}
+
+/** The connection `runner` holds (connected: `connect()` answers with it at once). */
+function connectionOf(runner: QueryRunner): { query(text: string): Promise<unknown> } {
+  return {
+    query: async (text: string) => ((await runner.connect()) as PoolClient).query(text),
+  };
+}
+
+/**
+ * Tells TypeORM's runner that its transaction began (or ended) on its connection: `db.transaction()` then
+ * makes savepoints inside it. TypeORM's own begin and commit cost a statement and two rounds of subscriber
+ * events each; a keyed request begins and commits one transaction, every time.
+ */
+function markTransaction(runner: QueryRunner, active: boolean): void {
+  const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+  state.isTransactionActive = active;
+  state.transactionDepth = active ? 1 : 0;
+}
+
 /**
  * Every transaction of the service's requests and jobs: `run(work)` gives `work` an EntityManager in a
  * transaction, which carries the service's settings (TransactionSettings). Inside a unit of work (`within`:
@@ -143,7 +174,10 @@ export class Transactions {
   private readonly scope = new AsyncLocalStorage<UnitOfWork>();
   private readonly logger = new Logger('Transactions');
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly settings: TransactionSettings,
+  ) {}
 
   run<T>(work: (db: EntityManager) => Promise<T>): Promise<T> {
     const unit = this.scope.getStore();
@@ -166,7 +200,7 @@ export class Transactions {
 
   /** A unit of work for `within`; its creator commits or rolls it back. */
   unitOfWork(): UnitOfWork {
-    return new UnitOfWork(this.dataSource, this.logger);
+    return new UnitOfWork(this.dataSource, this.settings, this.logger);
   }
 
   /** Runs `body` (and everything it starts) with `unit` as the transaction every `run` joins. */
