@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { offsetOf, offsetPage, type OffsetPage } from '../paging/offset-page';
 import { AppException } from '../problem/app-exception';
 import type { FeedFilter, StoredEvent } from './domain/event';
@@ -15,14 +16,18 @@ export interface FeedPage {
 }
 
 /**
- * Reading events: the change feed, one event, an order's timeline. Only numbered events are served, and
- * events are numbered at commit under a lock held until the commit is visible (the migration
- * 1763800016000-events), so the numbered events any statement sees are every event up to some number:
- * a reader that resumes after the last sequence it saw never skips one committed later.
+ * Reading events: the change feed, one event, an order's timeline. Only numbered events are served.
+ * Events are numbered at commit under a lock (shared among writers) held until the commit is visible, and
+ * a feed page takes it exclusively before it reads (EventsRepository.feedPage), so the numbered events a
+ * page sees are every event up to some number: a reader that resumes after the last sequence it saw never
+ * skips one committed later (docs/decisions/0110-events-numbered-at-commit.md).
  */
 @Injectable()
 export class EventFeedService {
-  constructor(private readonly events: EventsRepository) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly events: EventsRepository,
+  ) {}
 
   /**
    * Up to `size` events after `cursor` (from the oldest retained without one), oldest first. When the page
@@ -33,7 +38,11 @@ export class EventFeedService {
   async feed(cursor: string | undefined, filter: FeedFilter, size: number): Promise<FeedPage> {
     const after = cursor === undefined ? 0 : decodeFeedCursor(cursor);
     if (after === undefined) throw AppException.validation([{ field: 'cursor', code: 'INVALID_CURSOR' }]);
-    const page = await this.events.feedPage(after, filter, size + 1);
+    // READ COMMITTED whatever the database's default: the page's statement must see what committed while
+    // it waited for the lock.
+    const page = await this.dataSource.transaction('READ COMMITTED', (db) =>
+      this.events.feedPage(db, after, filter, size + 1),
+    );
     if (cursor !== undefined && after < page.purgedThrough) {
       throw AppException.validation([{ field: 'cursor', code: 'CURSOR_EXPIRED' }]);
     }

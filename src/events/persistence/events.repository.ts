@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { prepared, PooledStatements, StatementVariants } from '../../database/pooled-statements';
+import { prepared, PooledStatements } from '../../database/pooled-statements';
 import type { FeedFilter, NewTaskEvent, OrderEventOf, StoredEvent } from '../domain/event';
 import type { EventType } from '../domain/event-types';
 
 /**
- * The key of the advisory lock events are numbered under at commit (the trigger of the migration
- * 1763800016000-events takes it; the feed-lag metric looks for transactions waiting on it).
+ * The key of the advisory lock events are numbered under at commit: writers take it in shared mode (the
+ * trigger of the migrations 1763800016000-events and 1763800016100), a feed page in exclusive mode; the
+ * feed-lag metric looks for transactions waiting on it.
  */
 export const EVENT_NUMBERING_LOCK = 7_305_416_350;
 
@@ -78,9 +79,6 @@ const NUMBERING_WAIT = prepared(
      AND ((l.classid::bigint << 32) | l.objid::bigint) = $1`,
 );
 
-/** The feed's statements, one text per combination of filters (each with its best index). */
-const FEED_PAGES = new StatementVariants('events.feed');
-
 /**
  * Every statement on `events` and `event_retention`. Only numbered events (`sequence` set, at commit) are
  * read: an unnumbered row is one the reading transaction wrote itself.
@@ -112,9 +110,14 @@ export class EventsRepository {
 
   /**
    * Up to `limit` events after `after` matching `filter`, oldest first, with, read in the same snapshot,
-   * the highest sequence retention has deleted and the highest sequence visible now (any filter).
+   * the highest sequence retention has deleted and the highest sequence visible now (any filter), in the
+   * caller's transaction (READ COMMITTED). First the numbering lock in exclusive mode: it is granted once
+   * every transaction that has numbered its events has committed (or rolled back), and no other can number
+   * meanwhile, so the page's statement, whose snapshot is taken after it, sees every number given so far:
+   * the numbered events it sees are all events up to some number, and a follower never skips one.
    */
   async feedPage(
+    db: EntityManager,
     after: number,
     filter: FeedFilter,
     limit: number,
@@ -133,17 +136,16 @@ export class EventsRepository {
       values.push(filter.customerId);
       where.push(`e.customer_id = $${values.length}`);
     }
-    const rows = await this.pooled.rows<EventRow & { purged_through: string; latest: string | null }>(
-      FEED_PAGES.of(
-        `SELECT r.purged_through::text AS purged_through,
-           (SELECT max(sequence) FROM events WHERE sequence IS NOT NULL)::text AS latest, p.*
-         FROM event_retention r LEFT JOIN LATERAL (
-           SELECT ${EVENT_COLUMNS} FROM events e WHERE ${where.join(' AND ')}
-           ORDER BY e.sequence LIMIT $2) p ON true
-         ORDER BY p.sequence::bigint`,
-      ),
+    await db.query('SELECT pg_advisory_xact_lock($1)', [EVENT_NUMBERING_LOCK]);
+    const rows = (await db.query(
+      `SELECT r.purged_through::text AS purged_through,
+         (SELECT max(sequence) FROM events WHERE sequence IS NOT NULL)::text AS latest, p.*
+       FROM event_retention r LEFT JOIN LATERAL (
+         SELECT ${EVENT_COLUMNS} FROM events e WHERE ${where.join(' AND ')}
+         ORDER BY e.sequence LIMIT $2) p ON true
+       ORDER BY p.sequence::bigint`,
       values,
-    );
+    )) as Array<EventRow & { purged_through: string; latest: string | null }>;
     const first = rows[0];
     return {
       events: rows.filter((row) => row.event_id !== null).map(toEvent),
@@ -192,7 +194,10 @@ export class EventsRepository {
     return row.deleted;
   }
 
-  /** How long the longest-waiting transaction has been waiting to number its events (0: none waits). */
+  /**
+   * How long the longest current wait on the numbering lock has lasted (0: none waits): a feed page
+   * waiting for transactions committing their numbered events, or writers waiting behind that page.
+   */
   async numberingWaitSeconds(): Promise<number> {
     const [row] = await this.pooled.rows<{ seconds: number }>(NUMBERING_WAIT, [EVENT_NUMBERING_LOCK]);
     return row.seconds;
