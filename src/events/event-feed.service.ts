@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { offsetOf, offsetPage, type OffsetPage } from '../paging/offset-page';
 import { AppException } from '../problem/app-exception';
 import type { FeedFilter, StoredEvent } from './domain/event';
@@ -16,33 +15,27 @@ export interface FeedPage {
 }
 
 /**
- * Reading events: the change feed, one event, an order's timeline. Only numbered events are served.
- * Events are numbered at commit under a lock (shared among writers) held until the commit is visible, and
- * a feed page takes it exclusively before it reads (EventsRepository.feedPage), so the numbered events a
- * page sees are every event up to some number: a reader that resumes after the last sequence it saw never
- * skips one committed later (docs/decisions/0110-events-numbered-at-commit.md).
+ * Reading events: the change feed, one event, an order's timeline. Only numbered events are served. Events
+ * are numbered at commit under a lock (shared among writers) held until the commit is visible, and a feed
+ * page serves events up to its horizon only, the highest number given once every transaction that had
+ * numbered its events has ended (EventsRepository.feedPage): every event up to it is visible, so a reader
+ * that resumes after the last sequence it saw never skips one committed later
+ * (docs/decisions/0110-events-numbered-at-commit.md).
  */
 @Injectable()
 export class EventFeedService {
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly events: EventsRepository,
-  ) {}
+  constructor(private readonly events: EventsRepository) {}
 
   /**
    * Up to `size` events after `cursor` (from the oldest retained without one), oldest first. When the page
-   * is the last one for now, the next cursor points past every event visible now (whatever the filters),
-   * so a filtered follower does not scan the same events again. A cursor before what retention has
+   * is the last one for now, the next cursor points at the horizon, past every event servable now (whatever
+   * the filters), so a filtered follower does not scan the same events again. A cursor before what retention has
    * deleted is refused with CURSOR_EXPIRED.
    */
   async feed(cursor: string | undefined, filter: FeedFilter, size: number): Promise<FeedPage> {
     const after = cursor === undefined ? 0 : decodeFeedCursor(cursor);
     if (after === undefined) throw AppException.validation([{ field: 'cursor', code: 'INVALID_CURSOR' }]);
-    // READ COMMITTED whatever the database's default: the page's statement must see what committed while
-    // it waited for the lock.
-    const page = await this.dataSource.transaction('READ COMMITTED', (db) =>
-      this.events.feedPage(db, after, filter, size + 1),
-    );
+    const page = await this.events.feedPage(after, filter, size + 1);
     if (cursor !== undefined && after < page.purgedThrough) {
       throw AppException.validation([{ field: 'cursor', code: 'CURSOR_EXPIRED' }]);
     }
@@ -50,7 +43,7 @@ export class EventFeedService {
     const content = page.events.slice(0, size);
     const last = hasNext
       ? content[content.length - 1].sequence
-      : Math.max(after, page.purgedThrough, page.latest);
+      : Math.max(after, page.purgedThrough, page.horizon);
     return { content, size, nextCursor: encodeFeedCursor(last), hasNext, hasPrev: false };
   }
 
