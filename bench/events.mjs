@@ -7,7 +7,7 @@
 //    this one), wall time per batch. Goal: ≤ 150 ms.
 // 3. the numbering lock: many connections committing one event each, with the commit-time numbering (the
 //    events table) and without it (a copy of the table whose sequence is taken at insert), interleaved:
-//    commits per second and commit latency, so the serialization the lock adds is visible.
+//    commits per second and commit latency: what numbering at commit costs the commit.
 // 4. the feed with BENCH_FEED_EVENTS (1,000,000) events stored (seeded once, set-based): a page of 100 from a
 //    random position, unfiltered, by customer and by a rare type, latency p50/p95. Goal: p95 <= 20 ms.
 // 5. servable lag: PATCHes at BENCH_LAG_RATE (100) per second while a follower polls the feed; for each,
