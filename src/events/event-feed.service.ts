@@ -29,8 +29,8 @@ export class EventFeedService {
   /**
    * Up to `size` events after `cursor` (from the oldest retained without one), oldest first. When the page
    * is the last one for now, the next cursor points at the horizon, past every event servable now (whatever
-   * the filters), so a filtered follower does not scan the same events again. A cursor before what retention has
-   * deleted is refused with CURSOR_EXPIRED.
+   * the filters), so a filtered follower does not scan the same events again. A cursor before what
+   * retention has deleted is refused with CURSOR_EXPIRED.
    */
   async feed(cursor: string | undefined, filter: FeedFilter, size: number): Promise<FeedPage> {
     const after = cursor === undefined ? 0 : decodeFeedCursor(cursor);
