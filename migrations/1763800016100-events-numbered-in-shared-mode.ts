@@ -6,8 +6,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * `events_feed_horizon()` takes the lock in exclusive mode, which is granted once every transaction that has
  * numbered its events has ended and lets none number meanwhile, and returns the highest number given so far;
  * a page read afterwards (in a later statement) serves events up to it only, all of which are then visible
- * or never will be (docs/decisions/0110-events-numbered-at-commit.md). The exclusive hold lasts one statement.
- * `events_sequence` must keep CACHE 1: with a cache, a session could still hand out numbers below the horizon.
+ * or never will be (docs/decisions/0110-events-numbered-at-commit.md). The exclusive hold lasts one
+ * statement. `events_sequence` must keep CACHE 1: with a cache, a session could still hand out numbers
+ * below the horizon.
  */
 export class EventsNumberedInSharedMode1763800016100 implements MigrationInterface {
   name = 'EventsNumberedInSharedMode1763800016100';
