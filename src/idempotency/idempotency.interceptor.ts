@@ -44,15 +44,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (key === undefined) return next.handle();
 
     const reply = http.getResponse<FastifyReply>();
-    return from(this.claimOrReplay(request, key)).pipe(
+    return from(this.claimOrReplay(request, key, options.sealed ?? false)).pipe(
       switchMap((recorded) => (recorded ? of(this.replay(reply, recorded)) : next.handle())),
     );
   }
 
   /** Undefined when this request claimed the key and executes; the recorded response otherwise. */
-  private async claimOrReplay(request: FastifyRequest, key: string): Promise<StoredResponse | undefined> {
+  private async claimOrReplay(
+    request: FastifyRequest,
+    key: string,
+    sealed: boolean,
+  ): Promise<StoredResponse | undefined> {
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
-    const outcome = await this.store.claim({ callerId: callerIdOf(request), key }, fingerprint);
+    const outcome = await this.store.claim({ callerId: callerIdOf(request), key }, fingerprint, sealed);
     if ('claim' in outcome) {
       this.recorder.track(request, outcome.claim);
       return undefined;

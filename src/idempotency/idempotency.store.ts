@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { prepared, PooledStatements } from '../database/pooled-statements';
+import { SecretCipher } from '../encryption/secret-cipher';
 
 /**
  * A claim still IN_PROGRESS after this long belongs to a request that will never finish (its process
@@ -25,6 +26,8 @@ export interface IdempotencyClaim extends IdempotencyScope {
   token: string;
   /** How long the key's record lives (IDEMPOTENCY_TTL_SECONDS). */
   ttlSeconds: number;
+  /** The answer carries a secret: its body is stored sealed (`@Idempotent({ sealed: true })`). */
+  sealed: boolean;
 }
 
 /** A final response as it was sent. Header names are lower case. */
@@ -44,6 +47,7 @@ interface RecordRow {
   response_status: number | null;
   response_headers: Record<string, string | string[]> | null;
   response_body: string | null;
+  response_sealed: boolean;
 }
 
 /** Every idempotent request claims and completes a key: prepared statements on the pool. */
@@ -54,7 +58,7 @@ const CLAIM = prepared(
    VALUES ($1, $2, $3, 'IN_PROGRESS', $4, now(), now() + make_interval(secs => $5))
    ON CONFLICT (caller_id, idempotency_key) DO UPDATE
      SET fingerprint = EXCLUDED.fingerprint, state = 'IN_PROGRESS', claim_token = EXCLUDED.claim_token,
-         response_status = NULL, response_headers = NULL, response_body = NULL,
+         response_status = NULL, response_headers = NULL, response_body = NULL, response_sealed = false,
          created_at = EXCLUDED.created_at, completed_at = NULL, expires_at = EXCLUDED.expires_at
      WHERE k.expires_at <= now()
         OR (k.state = 'IN_PROGRESS' AND k.fingerprint = EXCLUDED.fingerprint
@@ -63,7 +67,7 @@ const CLAIM = prepared(
 );
 const FIND = prepared(
   'idempotency.find',
-  `SELECT fingerprint, state, response_status, response_headers, response_body
+  `SELECT fingerprint, state, response_status, response_headers, response_body, response_sealed
      FROM idempotency_keys
     WHERE caller_id = $1 AND idempotency_key = $2 AND expires_at > now()`,
 );
@@ -71,7 +75,7 @@ const COMPLETE = prepared(
   'idempotency.complete',
   `UPDATE idempotency_keys
       SET state = 'COMPLETED', response_status = $4, response_headers = $5::jsonb, response_body = $6,
-          completed_at = now()
+          response_sealed = $7, completed_at = now()
     WHERE caller_id = $1 AND idempotency_key = $2 AND claim_token = $3 AND state = 'IN_PROGRESS'
    RETURNING 1 AS completed`,
 );
@@ -81,6 +85,11 @@ const RELEASE = prepared(
     WHERE caller_id = $1 AND idempotency_key = $2 AND claim_token = $3 AND state = 'IN_PROGRESS'`,
 );
 
+/** What a sealed answer is bound to: it opens for the key it was stored under only. */
+function sealedContext(scope: IdempotencyScope): string {
+  return `idempotency:${scope.callerId}:${scope.key}`;
+}
+
 /** The idempotency_keys table (migration 1763800001000). All writes are single atomic statements. */
 @Injectable()
 export class IdempotencyStore {
@@ -88,6 +97,7 @@ export class IdempotencyStore {
 
   constructor(
     private readonly pooled: PooledStatements,
+    private readonly cipher: SecretCipher,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.ttlSeconds = config.idempotency.ttlSeconds;
@@ -102,6 +112,7 @@ export class IdempotencyStore {
   async claim(
     scope: IdempotencyScope,
     fingerprint: string,
+    sealed = false,
   ): Promise<{ claim: IdempotencyClaim } | { record: IdempotencyRecord }> {
     for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
       const token = randomUUID();
@@ -113,7 +124,7 @@ export class IdempotencyStore {
         this.ttlSeconds,
         IN_PROGRESS_TIMEOUT_SECONDS,
       ]);
-      if (claimed.length === 1) return { claim: { ...scope, token, ttlSeconds: this.ttlSeconds } };
+      if (claimed.length === 1) return { claim: { ...scope, token, ttlSeconds: this.ttlSeconds, sealed } };
 
       const record = await this.find(scope);
       if (record) return { record };
@@ -135,7 +146,10 @@ export class IdempotencyStore {
       response: {
         status: row.response_status,
         headers: row.response_headers ?? {},
-        body: row.response_body,
+        body:
+          row.response_sealed && row.response_body !== null
+            ? this.cipher.open(row.response_body, sealedContext(scope))
+            : row.response_body,
       },
     };
   }
@@ -148,7 +162,10 @@ export class IdempotencyStore {
       claim.token,
       response.status,
       JSON.stringify(response.headers),
-      response.body,
+      claim.sealed && response.body !== null
+        ? this.cipher.seal(response.body, sealedContext(claim))
+        : response.body,
+      claim.sealed && response.body !== null,
     ]);
     return completed.length === 1;
   }

@@ -1,0 +1,329 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { PooledStatements, prepared } from '../../database/pooled-statements';
+import type { DeliveryError } from '../domain/attempt-outcome';
+import type { DisabledReason, SealedSecrets } from '../domain/webhook-endpoint';
+import { CONSECUTIVE_FAILURES_TO_DISABLE } from '../domain/webhook-endpoint';
+import {
+  MAX_IN_FLIGHT_PER_ENDPOINT,
+  type WebhookDelivery,
+  type WebhookDeliveryStatus,
+} from '../domain/webhook-delivery';
+import { sealedSecretsOf } from './webhook-endpoints.repository';
+
+/** Every statement on `webhook_deliveries`. */
+
+interface DeliveryRow {
+  delivery_id: string;
+  webhook_endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  last_response_status: number | null;
+  last_error: DeliveryError | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `delivery_id, webhook_endpoint_id, event_id, event_type, status, attempts, next_attempt_at,
+  last_attempt_at, last_response_status, last_error, created_at, updated_at`;
+
+const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
+  deliveryId: row.delivery_id,
+  webhookEndpointId: row.webhook_endpoint_id,
+  eventId: row.event_id,
+  eventType: row.event_type,
+  status: row.status,
+  attempts: row.attempts,
+  ...(row.last_attempt_at ? { lastAttemptAt: row.last_attempt_at } : {}),
+  ...(row.status === 'PENDING' && row.next_attempt_at ? { nextAttemptAt: row.next_attempt_at } : {}),
+  ...(row.last_response_status !== null ? { lastResponseStatus: row.last_response_status } : {}),
+  ...(row.last_error ? { lastError: row.last_error } : {}),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** A delivery a worker leased: what it needs to make the attempt, and the token that proves the lease. */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  webhookEndpointId: string;
+  eventId: string;
+  eventType: string;
+  url: string;
+  secrets: SealedSecrets;
+  /** Attempts made before this one. */
+  attempts: number;
+  singleAttempt: boolean;
+  claimToken: string;
+  createdAt: Date;
+}
+
+interface ClaimedRow {
+  delivery_id: string;
+  webhook_endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  url: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+  attempts: number;
+  single_attempt: boolean;
+  created_at: Date;
+}
+
+/**
+ * Leases due deliveries of enabled endpoints, at most `$2` in all and never more than the cap in flight per
+ * endpoint, counting every worker's live leases. The endpoints are locked (`FOR NO KEY UPDATE SKIP LOCKED`:
+ * the key-share locks of the event transactions' inserts are not blocked) so two workers never fill the same
+ * endpoint's slots at once; an endpoint another worker is leasing from is skipped, not waited for.
+ */
+const CLAIM = prepared(
+  'webhook-deliveries.claim',
+  `WITH endpoints AS (
+     SELECT e.webhook_endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at
+       FROM webhook_endpoints e
+      WHERE e.status = 'ENABLED'
+        AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                     WHERE d.webhook_endpoint_id = e.webhook_endpoint_id AND d.status = 'PENDING'
+                       AND d.next_attempt_at <= now()
+                       AND (d.claimed_until IS NULL OR d.claimed_until <= now()))
+      FOR NO KEY UPDATE OF e SKIP LOCKED
+   ), picked AS (
+     SELECT p.delivery_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at
+       FROM endpoints e
+       CROSS JOIN LATERAL (
+         SELECT d.delivery_id FROM webhook_deliveries d
+          WHERE d.webhook_endpoint_id = e.webhook_endpoint_id AND d.status = 'PENDING'
+            AND d.next_attempt_at <= now() AND (d.claimed_until IS NULL OR d.claimed_until <= now())
+          ORDER BY d.next_attempt_at
+          LIMIT greatest(0, ${MAX_IN_FLIGHT_PER_ENDPOINT} - (
+            SELECT count(*) FROM webhook_deliveries f
+             WHERE f.webhook_endpoint_id = e.webhook_endpoint_id AND f.status = 'PENDING'
+               AND f.claimed_until > now()))
+       ) p
+      LIMIT $2
+   )
+   UPDATE webhook_deliveries d
+      SET claimed_until = clock_timestamp() + make_interval(secs => $3), claim_token = $1
+     FROM picked
+    WHERE d.delivery_id = picked.delivery_id
+   RETURNING d.delivery_id, d.webhook_endpoint_id, d.event_id, d.event_type, picked.url, picked.secret_sealed,
+             picked.previous_secret_sealed, picked.previous_secret_expires_at, d.attempts, d.single_attempt,
+             d.created_at`,
+);
+
+/** What an attempt made of the delivery. */
+export interface AttemptRecord {
+  status: WebhookDeliveryStatus;
+  responseStatus: number | undefined;
+  error: DeliveryError | undefined;
+  /** While PENDING: when to try again. */
+  retryInMs?: number;
+}
+
+/** What the end of an attempt did to the endpoint. */
+@Injectable()
+export class WebhookDeliveriesRepository {
+  constructor(private readonly pooled: PooledStatements) {}
+
+  /**
+   * One delivery of the event for every ENABLED endpoint subscribed to its type, in the caller's transaction
+   * (the event's): the subscriptions as they are when the event is recorded. Resolves with how many.
+   */
+  async fanOut(db: EntityManager, event: { eventId: string; type: string }): Promise<number> {
+    const [, count] = (await db.query(
+      `INSERT INTO webhook_deliveries (webhook_endpoint_id, event_id, event_type, next_attempt_at)
+       SELECT webhook_endpoint_id, $1, $2, now() FROM webhook_endpoints
+        WHERE status = 'ENABLED' AND (event_types IS NULL OR $2 = ANY (event_types))`,
+      [event.eventId, event.type],
+    )) as [unknown, number];
+    return count;
+  }
+
+  async claim(limit: number, leaseSeconds: number, claimToken: string): Promise<ClaimedDelivery[]> {
+    if (limit <= 0) return [];
+    const rows = await this.pooled.rows<ClaimedRow>(CLAIM, [claimToken, limit, leaseSeconds]);
+    return rows.map((row) => ({
+      deliveryId: row.delivery_id,
+      webhookEndpointId: row.webhook_endpoint_id,
+      eventId: row.event_id,
+      eventType: row.event_type,
+      url: row.url,
+      secrets: sealedSecretsOf(row),
+      attempts: row.attempts,
+      singleAttempt: row.single_attempt,
+      claimToken,
+      createdAt: row.created_at,
+    }));
+  }
+
+  /**
+   * Records an attempt of a delivery this worker still holds (a lease lost to another worker writes
+   * nothing: false), and what it means for the endpoint: a success resets its failure count and makes its
+   * other pending deliveries due now; a final failure counts, and disables it at the limit or on 410 Gone.
+   */
+  async recordAttempt(
+    db: EntityManager,
+    claimed: ClaimedDelivery,
+    attempt: AttemptRecord,
+    endpointGone: boolean,
+  ): Promise<{ recorded: boolean; disabled?: DisabledReason }> {
+    const [rows] = (await db.query(
+      `UPDATE webhook_deliveries
+          SET status = $3, attempts = attempts + 1, last_attempt_at = clock_timestamp(),
+              last_response_status = $4, last_error = $5,
+              next_attempt_at = CASE WHEN $3 = 'PENDING'
+                                     THEN clock_timestamp() + make_interval(secs => $6::double precision / 1000)
+                                END,
+              single_attempt = false, claimed_until = NULL, claim_token = NULL, updated_at = clock_timestamp()
+        WHERE delivery_id = $1 AND claim_token = $2
+       RETURNING 1 AS recorded`,
+      [
+        claimed.deliveryId,
+        claimed.claimToken,
+        attempt.status,
+        attempt.responseStatus ?? null,
+        attempt.error ?? null,
+        attempt.retryInMs ?? 0,
+      ],
+    )) as [unknown[], number];
+    if (rows.length === 0) return { recorded: false };
+    if (attempt.status === 'SUCCEEDED') {
+      await db.query(
+        `UPDATE webhook_endpoints SET consecutive_failures = 0
+          WHERE webhook_endpoint_id = $1 AND consecutive_failures <> 0`,
+        [claimed.webhookEndpointId],
+      );
+      await db.query(
+        `UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = clock_timestamp()
+          WHERE webhook_endpoint_id = $1 AND status = 'PENDING' AND next_attempt_at > now()`,
+        [claimed.webhookEndpointId],
+      );
+      return { recorded: true };
+    }
+    if (attempt.status !== 'FAILED') return { recorded: true };
+    const [counted] = (await db.query(
+      `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1
+        WHERE webhook_endpoint_id = $1
+       RETURNING consecutive_failures, status`,
+      [claimed.webhookEndpointId],
+    )) as [Array<{ consecutive_failures: number; status: string }>, number];
+    const endpoint = counted[0];
+    if (endpoint?.status !== 'ENABLED') return { recorded: true };
+    const reason: DisabledReason | undefined = endpointGone
+      ? 'GONE'
+      : endpoint.consecutive_failures >= CONSECUTIVE_FAILURES_TO_DISABLE
+        ? 'CONSECUTIVE_FAILURES'
+        : undefined;
+    if (reason === undefined) return { recorded: true };
+    await db.query(
+      `UPDATE webhook_endpoints
+          SET status = 'DISABLED', disabled_reason = $2, version = version + 1, updated_at = clock_timestamp()
+        WHERE webhook_endpoint_id = $1`,
+      [claimed.webhookEndpointId, reason],
+    );
+    return { recorded: true, disabled: reason };
+  }
+
+  /** When the next delivery not in flight becomes due (or a lease runs out), if any is pending. */
+  async nextDueAt(): Promise<Date | undefined> {
+    const [row] = await this.pooled.rows<{ due: Date | null }>(
+      `SELECT min(greatest(d.next_attempt_at, coalesce(d.claimed_until, d.next_attempt_at))) AS due
+         FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
+        WHERE d.status = 'PENDING' AND e.status = 'ENABLED'`,
+      [],
+    );
+    return row?.due ?? undefined;
+  }
+
+  /** Seconds since the oldest delivery still pending to an enabled endpoint was created (0 when none). */
+  async oldestPendingAgeSeconds(): Promise<number> {
+    const [row] = await this.pooled.rows<{ age: number | null }>(
+      `SELECT extract(epoch FROM now() - min(d.created_at))::float8 AS age
+         FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
+        WHERE d.status = 'PENDING' AND e.status = 'ENABLED'`,
+      [],
+    );
+    return Math.max(0, row?.age ?? 0);
+  }
+
+  async read(deliveryId: string): Promise<WebhookDelivery | undefined> {
+    const [row] = await this.pooled.rows<DeliveryRow>(
+      `SELECT ${COLUMNS} FROM webhook_deliveries WHERE delivery_id = $1`,
+      [deliveryId],
+    );
+    return row ? toDelivery(row) : undefined;
+  }
+
+  /** A page of deliveries, newest first, with the total; every filter given must match. */
+  async page(
+    filters: { webhookEndpointId?: string; eventId?: string; status?: WebhookDeliveryStatus },
+    window: { limit: number; offset: number },
+  ): Promise<{ deliveries: WebhookDelivery[]; total: number }> {
+    const where = `($1::uuid IS NULL OR webhook_endpoint_id = $1) AND ($2::uuid IS NULL OR event_id = $2)
+                   AND ($3::text IS NULL OR status = $3)`;
+    const values = [filters.webhookEndpointId ?? null, filters.eventId ?? null, filters.status ?? null];
+    const [rows, [{ total }]] = await Promise.all([
+      this.pooled.rows<DeliveryRow>(
+        `SELECT ${COLUMNS} FROM webhook_deliveries WHERE ${where}
+          ORDER BY created_at DESC, delivery_id DESC LIMIT $4 OFFSET $5`,
+        [...values, window.limit, window.offset],
+      ),
+      this.pooled.rows<{ total: string }>(
+        `SELECT count(*) AS total FROM webhook_deliveries WHERE ${where}`,
+        values,
+      ),
+    ]);
+    return { deliveries: rows.map(toDelivery), total: Number(total) };
+  }
+
+  /** The delivery and whether its endpoint is enabled, the delivery's row locked. */
+  async lockWithEndpoint(
+    db: EntityManager,
+    deliveryId: string,
+  ): Promise<{ delivery: WebhookDelivery; endpointEnabled: boolean } | undefined> {
+    const rows: Array<DeliveryRow & { endpoint_status: string }> = await db.query(
+      `SELECT ${COLUMNS.replace(/(\w+)/g, 'd.$1')}, e.status AS endpoint_status
+         FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
+        WHERE d.delivery_id = $1 FOR NO KEY UPDATE OF d`,
+      [deliveryId],
+    );
+    const row = rows[0];
+    return row
+      ? { delivery: toDelivery(row), endpointEnabled: row.endpoint_status === 'ENABLED' }
+      : undefined;
+  }
+
+  /** One more attempt now, outside the schedule: after it the delivery ends whatever happens. */
+  async retryNow(db: EntityManager, deliveryId: string): Promise<WebhookDelivery> {
+    const [rows] = (await db.query(
+      `UPDATE webhook_deliveries
+          SET status = 'PENDING', next_attempt_at = now(), single_attempt = true,
+              claimed_until = NULL, claim_token = NULL, updated_at = clock_timestamp()
+        WHERE delivery_id = $1
+       RETURNING ${COLUMNS}`,
+      [deliveryId],
+    )) as [DeliveryRow[], number];
+    return toDelivery(rows[0]);
+  }
+
+  /** Deletes ended deliveries created more than `days` ago, in batches; how many. */
+  async purgeOlderThan(days: number, batchSize: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await this.pooled.rowCount(
+        `DELETE FROM webhook_deliveries WHERE delivery_id IN (
+           SELECT delivery_id FROM webhook_deliveries
+            WHERE created_at < now() - make_interval(days => $1) AND status <> 'PENDING'
+            LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+        [days, batchSize],
+      );
+      total += deleted;
+      if (deleted < batchSize) return total;
+    }
+  }
+}
