@@ -135,13 +135,14 @@ export class WebhookDeliveriesRepository {
    * (the event's): the subscriptions as they are when the event is recorded. Resolves with how many.
    */
   async fanOut(db: EntityManager, event: { eventId: string; type: string }): Promise<number> {
-    const [, count] = (await db.query(
+    const created: unknown[] = await db.query(
       `INSERT INTO webhook_deliveries (webhook_endpoint_id, event_id, event_type, next_attempt_at)
        SELECT webhook_endpoint_id, $1, $2, now() FROM webhook_endpoints
-        WHERE status = 'ENABLED' AND (event_types IS NULL OR $2 = ANY (event_types))`,
+        WHERE status = 'ENABLED' AND (event_types IS NULL OR $2 = ANY (event_types))
+       RETURNING 1`,
       [event.eventId, event.type],
-    )) as [unknown, number];
-    return count;
+    );
+    return created.length;
   }
 
   async claim(limit: number, leaseSeconds: number, claimToken: string): Promise<ClaimedDelivery[]> {
