@@ -29,9 +29,10 @@ export default tseslint.config(
     },
   },
   {
-    // Behind a transaction pooler only what a transaction sets for itself holds (docs/decisions.md "Behind a
-    // transaction pooler"): a statement outside a transaction runs through PooledStatements, which gives it a
-    // transaction with the service's settings; TypeORM's DataSource and repositories would run it bare.
+    // Behind a transaction pooler only what a transaction sets for itself holds
+    // (docs/decisions/0065-behind-a-transaction-pooler.md): a statement outside a transaction runs through
+    // PooledStatements, which gives it a transaction with the service's settings; TypeORM's DataSource and
+    // repositories would run it bare.
     files: ['src/**/*.ts'],
     ignores: ['src/database/**', 'src/**/*.spec.ts'],
     rules: {

@@ -1,6 +1,6 @@
 // The Nest floor of `npm run bench:orders` and `bench:lists` (BENCH_NEST_FLOOR=controller|guarded): the bare
-// baseline's read and customer page (one statement each, bench/baseline-sql.mjs) behind NestJS on the Fastify adapter, as the design card
-// prescribes, with nothing of the service's own. `controller`: one decorated controller; `guarded`: the same
+// baseline's read and customer page (one statement each, bench/baseline-sql.mjs) behind NestJS on the Fastify
+// adapter, as the service uses it, with nothing of the service's own. `controller`: one decorated controller; `guarded`: the same
 // with the shape of the service's request pipeline and nothing in it — five global guards that only let the
 // request through (the service has deprecation, rate limit, bearer auth, request validation and
 // just-in-time user) and a global pipe. What this costs over the bare baseline is the framework's share

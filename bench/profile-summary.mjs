@@ -1,6 +1,6 @@
 // node bench/profile-summary.mjs <file.cpuprofile> [top] [skip seconds] — where a CPU profile's samples go: self time by
 // function and by package (node_modules/<name>, node: internals, the service's own dist/ files), and the
-// inclusive time of the frames a request passes through. Used for the findings in docs/benchmarks.md.
+// inclusive time of the frames a request passes through. Used to find where a request's CPU goes.
 import { readFileSync } from 'node:fs';
 
 const [file, topArg, skipArg] = process.argv.slice(2);

@@ -1,9 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Idempotency keys (docs/decisions.md "Idempotency"): one row per caller and key. The row is the lock as
- * well as the stored outcome: inserting it claims the key (IN_PROGRESS), the first final response completes it
- * (COMPLETED with status, selected headers and body). `claim_token` tells the owner of a claim from a
+ * Idempotency keys (docs/decisions/0021-idempotency.md): one row per caller and key. The row is the lock as
+ * well as the stored outcome: inserting it claims the key (IN_PROGRESS), the first final response completes
+ * it (COMPLETED with status, selected headers and body). `claim_token` tells the owner of a claim from a
  * process that took a stale one over. Rows past `expires_at` are ignored and purged periodically.
  */
 export class IdempotencyKeys1763800001000 implements MigrationInterface {

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * User settings (docs/decisions.md "User settings are their own table, with defaults"): one row per user
+ * User settings (docs/decisions/0049-user-settings-table.md): one row per user
  * who saved them; a user without a row has the defaults and no stored language (localized text then falls
  * back to `ru`).
  */

@@ -1,9 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The caller's delivery addresses (docs/decisions.md). Exactly one default per user with any
- * address: the partial unique index lets no user have two (whatever a writer does), and the service keeps
- * one (first address, moving it, deleting it) in transactions serialized per user.
+ * The caller's delivery addresses (docs/decisions/0051-delivery-addresses.md). Exactly one default per user
+ * with any address: the partial unique index lets no user have two (whatever a writer does), and the service
+ * keeps one (first address, moving it, deleting it) in transactions serialized per user.
  */
 export class DeliveryAddresses1763800013100 implements MigrationInterface {
   name = 'DeliveryAddresses1763800013100';

@@ -1,10 +1,11 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The Idempotency-Key an order was created with (caller and key), written by the create statement itself:
- * a retry of a create whose response was never recorded (the process died between the order's commit and
- * the key's completion) finds the order instead of creating a second one (docs/decisions.md). Partial
- * index: only orders created with a key carry one.
+ * The Idempotency-Key an order was created with (caller and key), written by the create statement itself: a
+ * retry of a create whose response was never recorded (the process died between the order's commit and the
+ * key's completion) finds the order instead of creating a second one
+ * (docs/decisions/0086-order-keeps-its-idempotency-key.md). Partial index: only orders created with a key
+ * carry one.
  */
 export class OrderCreationReference1763800014000 implements MigrationInterface {
   name = 'OrderCreationReference1763800014000';

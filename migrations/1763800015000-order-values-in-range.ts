@@ -24,12 +24,12 @@ const CONSTRAINTS: Array<[table: string, name: string, condition: string]> = [
 ];
 
 /**
- * Values the API can never write and cannot send are refused by the schema too: `numeric` accepts 'NaN'
- * (and 'NaN' >= 0 holds, so the existing checks let it through), which is no JSON number; `timestamptz`
- * accepts ±infinity, years BC and years past 9999, which have no `YYYY-MM-DDThh:mm:ssZ` (the wire format
- * of an instant). A row written by other means with such a value could not be rendered as an order body
- * (docs/decisions.md "Every order body is rendered by PostgreSQL, from the declaration of its fields"). Added NOT VALID and then validated, outside a transaction, so the scan of existing rows
- * holds no lock that blocks writes.
+ * Values the API can never write and cannot send are refused by the schema too: `numeric` accepts 'NaN' (and
+ * 'NaN' >= 0 holds, so the existing checks let it through), which is no JSON number; `timestamptz` accepts
+ * ±infinity, years BC and years past 9999, which have no `YYYY-MM-DDThh:mm:ssZ` (the wire format of an
+ * instant). A row written by other means with such a value could not be rendered as an order body
+ * (docs/decisions/0088-order-bodies-rendered-by-postgresql.md). Added NOT VALID and then validated, outside a
+ * transaction, so the scan of existing rows holds no lock that blocks writes.
  */
 export class OrderValuesInRange1763800015000 implements MigrationInterface {
   name = 'OrderValuesInRange1763800015000';

@@ -338,7 +338,8 @@ describe('Idempotency-Key', () => {
       });
       expect(first.statusCode).toBe(400);
       expect(first.json().code).toBe('VALIDATION_ERROR');
-      // Not replayed: refused before the handler ran, so nothing was recorded (docs/decisions.md "Idempotency").
+      // Not replayed: refused before the handler ran, so nothing was recorded
+      // (docs/decisions/0058-input-validated-in-one-step.md).
       const again = await alice('POST', `${PROBE}/effects`, { body, headers: withIdempotencyKey(key) });
       expect(again.statusCode).toBe(400);
       expect(again.headers['idempotent-replayed']).toBeUndefined();

@@ -7,7 +7,7 @@ import { AtomicBatchFailure, BatchItemFailure, BatchOutcome, succeeded } from '.
 import { BatchFailedItem, BatchItemError, BatchItemResult, BatchResponse } from './batch-response';
 
 /**
- * Builds the responses of batch operations (docs/decisions.md "Batch operations") from item
+ * Builds the responses of batch operations (docs/decisions/0026-batch-operations.md) from item
  * outcomes. A batch endpoint is: a body `extends BatchRequestOf(Item)`, a service that returns item
  * outcomes for partial success (`settleEach` for work with its own transaction per item,
  * `settleInSavepoints` for writes in one transaction) or throws `AtomicBatchFailure` (all or nothing), and

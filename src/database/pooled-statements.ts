@@ -21,19 +21,20 @@ export function prepared(name: string, text: string): PreparedStatement {
 }
 
 /**
- * A family of statements whose text is built per request from a few parts (a list's filters and sort),
- * where a generic plan is as good as a custom one (the caller's to judge: e.g. a scan of one customer's
- * index range). The first `limit` (8) distinct texts are named `<family>.<n>` and prepared on each connection
- * that runs them; PostgreSQL then skips parsing and, once its generic plan proves no worse, planning, a
- * large share of a list page's database CPU (docs/benchmarks.md). Texts beyond the limit run unnamed, so
- * rare variants never pile up on the connections.
+ * A family of statements whose text is built per request from a few parts (a list's filters and sort), where
+ * a generic plan is as good as a custom one (the caller's to judge: e.g. a scan of one customer's index
+ * range). The first `limit` (8) distinct texts are named `<family>.<n>` and prepared on each connection that
+ * runs them; PostgreSQL then skips parsing and, once its generic plan proves no worse, planning, a large
+ * share of a list page's database CPU (docs/decisions/0087-customer-list-pages-prepared.md). Texts beyond the
+ * limit run unnamed, so rare variants never pile up on the connections.
  */
 export class StatementVariants {
   private readonly named = new Map<string, PreparedStatement>();
 
   constructor(
     private readonly family: string,
-    // Each prepared variant holds backend memory on every connection that ran it (docs/decisions.md).
+    // Each prepared variant holds backend memory on every connection that ran it
+    // (docs/decisions/0087-customer-list-pages-prepared.md).
     private readonly limit = 8,
   ) {}
 
@@ -52,15 +53,15 @@ export class StatementVariants {
  * query runner per statement), in a transaction of its own that carries the service's settings
  * (`TransactionSettings`: the statement timeout above all), so no statement depends on what its session was
  * given at connect time. `BEGIN` with the settings, the statement and `COMMIT` go out pipelined: one round
- * trip, as the statement alone would take (docs/decisions.md "Behind a transaction pooler").
+ * trip, as the statement alone would take (docs/decisions/0065-behind-a-transaction-pooler.md).
  *
  * Statements with a fixed text are prepared (`prepared()`, `StatementVariants`), which saves both Node's and
- * the database's CPU on the hot paths (docs/benchmarks.md). With `DB_PREPARED_STATEMENTS=false` they all run
- * unnamed, for a transaction pooler that cannot carry prepared statements from one transaction to the next
- * (PgBouncer before 1.21). Failures and slow statements are logged as TypeORM's are (same logger, same
- * `maxQueryExecutionTime`); errors are the driver's own, which the problem filter already maps
- * (dependency-errors.ts). Anything in a transaction of several statements goes through the transaction's
- * EntityManager.
+ * the database's CPU on the hot paths (docs/decisions/0079-hot-statements-prepared.md). With
+ * `DB_PREPARED_STATEMENTS=false` they all run unnamed, for a transaction pooler that cannot carry prepared
+ * statements from one transaction to the next (PgBouncer before 1.21). Failures and slow statements are
+ * logged as TypeORM's are (same logger, same `maxQueryExecutionTime`); errors are the driver's own, which the
+ * problem filter already maps (dependency-errors.ts). Anything in a transaction of several statements goes
+ * through the transaction's EntityManager.
  */
 @Injectable()
 export class PooledStatements {
@@ -111,14 +112,20 @@ export class PooledStatements {
    * The three go out together (the pool's clients pipeline: database-options.ts). A failed statement aborts
    * the transaction and the `COMMIT` then ends it as a rollback; the client goes back to the pool only once
    * all three are answered, and is dropped when `BEGIN` or `COMMIT` failed (its connection's state unknown).
+   * A connection lost while the client is out of the pool fails the three queries and is also emitted as the
+   * client's `error` event, which the pool listens to only while the client is idle: without a listener of our
+   * own that event would end the process.
    */
   private async inOwnTransaction(query: QueryConfig): Promise<QueryResult> {
     const client: PoolClient = await this.pool.connect();
+    const ignoreLostConnection = (): void => undefined;
+    client.on('error', ignoreLostConnection);
     const [begun, ran, committed] = await Promise.allSettled([
       client.query(this.begin),
       client.query(query),
       client.query('COMMIT'),
     ]);
+    client.removeListener('error', ignoreLostConnection);
     const broken = [begun, committed].find((r) => r.status === 'rejected');
     client.release(broken ? (broken.reason as Error) : undefined);
     // The first failure is the cause: after a failed BEGIN the statement fails too, for that reason.

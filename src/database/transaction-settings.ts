@@ -17,7 +17,7 @@ import { APP_CONFIG } from '../config/config.module';
  * some statements and not on others. The limits bound a stuck statement or a forgotten transaction; JIT
  * compilation costs tens of milliseconds per statement and pays off only for long analytical queries (this
  * service runs short ones and chunks its reports), so it is off. The time zone is not set: no answer depends
- * on the session's (docs/decisions.md "Behind a transaction pooler").
+ * on the session's (docs/decisions/0065-behind-a-transaction-pooler.md).
  */
 export function transactionSettingsSql(limits: TransactionLimits): string {
   return [

@@ -3,9 +3,9 @@ import { ifNoneMatchHits } from './conditional-requests';
 
 /**
  * `If-None-Match` for every read, in one place: when a GET (or HEAD) answers 200 with an `ETag` that the
- * request's `If-None-Match` names, the answer becomes 304 without a body. The headers the handler set
- * (ETag, Cache-Control) stay, as RFC 9110 §15.4.5 wants. Controllers only set `ETag`. A Fastify `onSend`
- * hook rather than a Nest interceptor: no rxjs pipeline around every handler (see docs/benchmarks.md).
+ * request's `If-None-Match` names, the answer becomes 304 without a body. The headers the handler set (ETag,
+ * Cache-Control) stay, as RFC 9110 §15.4.5 wants. Controllers only set `ETag`. A Fastify `onSend` hook rather
+ * than a Nest interceptor: no rxjs pipeline around every handler (docs/decisions/0023-json-output-rules.md).
  */
 export function registerConditionalRead(fastify: FastifyInstance): void {
   fastify.addHook('onSend', (request, reply, payload, done) => {

@@ -8,7 +8,7 @@ import { Stream } from 'node:stream';
  */
 export function formatTimestamp(date: Date): string {
   const year = date.getUTCFullYear();
-  // Built from the UTC fields, cheaper than `toISOString().slice()` (docs/benchmarks.md). Years outside
+  // Built from the UTC fields, cheaper than `toISOString().slice()`. Years outside
   // 1000–9999 (and invalid Dates) take the ISO path, which pads them.
   if (!(year >= 1000 && year <= 9999)) {
     if (Number.isNaN(date.getTime())) throw new RangeError('an invalid Date cannot be served as a timestamp');

@@ -63,8 +63,8 @@ export type SecurityHeaders = Readonly<Record<string, string>>;
 
 /**
  * The headers helmet sends for `options`, worked out once. helmet's middleware parses its options on every
- * call, and @fastify/helmet built a new one for every request (docs/benchmarks.md); with static
- * options the headers are the same for every response, so they are computed at start and only copied.
+ * call, and @fastify/helmet built a new one for every request (docs/decisions/0076-security-headers.md); with
+ * static options the headers are the same for every response, so they are computed at start and only copied.
  */
 export function securityHeadersOf(options: HelmetOptions): SecurityHeaders {
   const headers: Record<string, string> = {};

@@ -20,9 +20,9 @@ import { OrderLinePricingService } from './order-line-pricing.service';
 import { OrdersRepository } from './persistence/orders.repository';
 
 /**
- * The order batches (docs/decisions.md), built from the steps the single operations use. Partial success
- * for creating and confirming many orders: each item ends on its own, in request order. All or nothing
- * for adding many lines to one order.
+ * The order batches (docs/decisions/0026-batch-operations.md), built from the steps the single operations
+ * use. Partial success for creating and confirming many orders: each item ends on its own, in request order.
+ * All or nothing for adding many lines to one order.
  */
 @Injectable()
 export class OrderBatchService {

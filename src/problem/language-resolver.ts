@@ -10,10 +10,11 @@ import { LanguagePreference } from './language-preference';
 export const PREFERENCE_WAIT_MS = 250;
 
 /**
- * The language of the localized text of a response: the first tag of `Accept-Language` when the request
- * has one (unknown tags give `ru`), else the caller's stored preference, else `ru` (docs/decisions.md "The
- * stored language is read only when a response localizes text without Accept-Language"). Every mechanism that writes text asks here and sends the result as
- * `Content-Language`: the problem filter, `@ResponseLanguage()` (batch item details, task errors).
+ * The language of the localized text of a response: the first tag of `Accept-Language` when the request has
+ * one (unknown tags give `ru`), else the caller's stored preference, else `ru`
+ * (docs/decisions/0048-stored-language-read-only-when-needed.md). Every mechanism that writes text asks here
+ * and sends the result as `Content-Language`: the problem filter, `@ResponseLanguage()` (batch item details,
+ * task errors).
  */
 @Injectable()
 export class LanguageResolver {

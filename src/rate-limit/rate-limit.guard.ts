@@ -50,7 +50,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   /**
    * The library's `canActivate` reads six route metadata entries per throttler and request (its @Throttle
    * and @SkipThrottle decorators). This service has no per-route limits, so none are read: the configured
-   * throttlers apply to every business route as they are (docs/benchmarks.md).
+   * throttlers apply to every business route as they are (docs/decisions/0082-per-process-work-once.md).
    */
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (await this.shouldSkip(context)) return true;

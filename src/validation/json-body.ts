@@ -4,7 +4,7 @@ import { AppException } from '../problem/app-exception';
 /** The media types whose bodies are JSON: plain JSON and JSON Merge Patch. */
 export const JSON_MEDIA_TYPES = ['application/json', 'application/merge-patch+json'] as const;
 
-/** The deepest nesting of arrays and objects a body may have (docs/decisions.md). */
+/** The deepest nesting of arrays and objects a body may have (docs/decisions/0059-json-depth-limit.md). */
 export const MAX_JSON_DEPTH = 32;
 
 const OPEN = 0x5b; // [

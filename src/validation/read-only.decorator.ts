@@ -1,8 +1,8 @@
 import { registerDecorator, ValidationOptions } from 'class-validator';
 
 /**
- * Marks a response field that a request body may not set (`status`, `items` or any read-only field in a
- * patch is a 400 naming the field: docs/decisions.md "PATCH bodies and read-only fields"). Any value present
+ * Marks a response field that a request body may not set (`status`, `items` or any read-only field in a patch
+ * is a 400 naming the field: docs/decisions/0015-patch-bodies-and-read-only-fields.md). Any value present
  * fails with violation code READ_ONLY.
  */
 export function ReadOnly(options?: ValidationOptions): PropertyDecorator {

@@ -31,13 +31,13 @@ interface HandlerInputs {
 }
 
 /**
- * The input of a request is validated in one step, before anything of the handler runs (every problem
- * at once): the headers the handler declares rules for (`Idempotency-Key`…), the path
- * variables (`@UuidParam`), the query DTO and the body DTO, cross-field rules included (they are DTO
- * constraints). One 400 VALIDATION_ERROR lists every violation, headers first, then path, query, body. A
- * guard, after authentication and before the idempotency interceptor, so a refused request binds no
- * `Idempotency-Key` (docs/decisions.md "Idempotency"). The DTOs it builds are handed to the validation
- * pipe, which then has nothing left to check.
+ * The input of a request is validated in one step, before anything of the handler runs (every problem at
+ * once): the headers the handler declares rules for (`Idempotency-Key`…), the path variables (`@UuidParam`),
+ * the query DTO and the body DTO, cross-field rules included (they are DTO constraints). One 400
+ * VALIDATION_ERROR lists every violation, headers first, then path, query, body. A guard, after
+ * authentication and before the idempotency interceptor, so a refused request binds no `Idempotency-Key`
+ * (docs/decisions/0058-input-validated-in-one-step.md). The DTOs it builds are handed to the validation pipe,
+ * which then has nothing left to check.
  *
  * Media types declared with `@Consumes()` come first (415 naming the accepted ones).
  * Body rules: a handler that takes a body requires one (`{}` is a body) unless marked `@OptionalBody()`;

@@ -9,8 +9,8 @@ const MEMOIZED = Symbol('order-service.memoized-validation-metadata');
  * class-validator looks a class's constraints up again on every validation: it filters the class's own and
  * walks every registered class for inherited ones (`getTargetValidationMetadatas`), then groups them by
  * property — for each DTO and each nested object, on every request (most of a list query's validation:
- * docs/benchmarks.md). A class's constraints are fixed once the class is defined (its
- * decorators ran), and this service validates without groups, so both answers are kept per class. A
+ * docs/decisions/0082-per-process-work-once.md). A class's constraints are fixed once the class is defined
+ * (its decorators ran), and this service validates without groups, so both answers are kept per class. A
  * lookup with groups is passed through as it is.
  */
 export function memoizeValidationMetadata(storage: MetadataStorage = getMetadataStorage()): void {

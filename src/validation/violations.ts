@@ -84,7 +84,7 @@ function patternFormat(failure: ConstraintFailure): MappedViolation {
 }
 
 /**
- * class-validator constraint name → violation code and message arguments (docs/decisions.md "Validation").
+ * class-validator constraint name → violation code and message arguments (docs/decisions/0019-validation.md).
  * Arguments come from the decorator's metadata, never from class-validator's English messages.
  */
 const RULES: Record<string, ViolationRule> = {

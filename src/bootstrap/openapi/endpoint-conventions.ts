@@ -272,8 +272,9 @@ function close(schema: unknown): void {
 
 /**
  * Request bodies say what the validation pipe does: a field they do not list is 400 UNKNOWN_FIELD, at any
- * depth (docs/decisions.md). Response schemas stay open: clients ignore fields they do not know
- * (docs/versioning.md). A component used by both would have to be both, which the build refuses.
+ * depth (docs/decisions/0075-owasp-ruleset-and-declared-bounds.md). Response schemas stay open: clients
+ * ignore fields they do not know (docs/versioning.md). A component used by both would have to be both, which
+ * the build refuses.
  */
 export function closeRequestBodies(document: OpenAPIObject): void {
   const requestSchemas: Schema[] = [];

@@ -90,7 +90,7 @@ function usedTags(document: OpenAPIObject): Array<{ name: string }> {
 
 /**
  * Serves the interactive documentation at /docs and the document at /docs/openapi.json outside
- * production only (docs/decisions.md "OpenAPI"). Both are plain Fastify routes outside
+ * production only (docs/decisions/0024-openapi.md). Both are plain Fastify routes outside
  * /api: no token, no rate limit. The document is built on the first request and kept until the next
  * sunset of a deprecated operation passes (by the same `Clock` as `DeprecationGuard`): then it is built
  * again without that operation, so the document and the 410 change together, with no redeploy.

@@ -21,7 +21,7 @@ import { toDeliveryAddressResponse } from './delivery-address.view';
 
 /**
  * The caller's delivery addresses: caller-scoped, so the path has no user and another user's address is
- * 404; `default` selects the one default address (docs/decisions.md).
+ * 404; `default` selects the one default address (docs/decisions/0051-delivery-addresses.md).
  */
 @ApiTags('DeliveryAddresses')
 @VersionedController('delivery-addresses', 1)

@@ -89,7 +89,8 @@ export class OrdersController {
     @ClaimedIdempotencyKey() key: ClaimedKey | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Buffer> {
-    // The order keeps its key: a retry after a crash that lost the key's record finds it (docs/decisions.md).
+    // The order keeps its key: a retry after a crash that lost the key's record finds it
+    // (docs/decisions/0086-order-keeps-its-idempotency-key.md).
     const order = await this.editing.create(caller, body, key);
     void reply.header('location', `/api/v1/orders/${order.orderId}`);
     return sendOrder(reply, order);

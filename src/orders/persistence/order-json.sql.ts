@@ -23,7 +23,7 @@ import {
  * lines are the rows `i` of `lines`: the lines' table, or the CTE that wrote them (a statement does not see
  * its own writes).
  *
- * The bodies follow the JSON output rules, in SQL (docs/decisions.md "JSON output rules"):
+ * The bodies follow the JSON output rules, in SQL (docs/decisions/0023-json-output-rules.md):
  * - a field without a value is left out: each member is `"name":value`, NULL when the value is (a NULL
  *   operand makes `||` NULL), and `concat_ws` skips NULLs; an empty text counts as none (`NULLIF(…, '')`);
  * - strings are JSON string literals (`to_json`: the same escapes as JSON.stringify);

@@ -58,7 +58,8 @@ export const OrderEntity = new EntitySchema({
     totalAmount: { ...orderColumns.totalAmount, default: 0 },
     createdAt: { ...orderColumns.createdAt, createDate: true },
     version: { ...orderColumns.version, default: 1 },
-    /** `<caller> <Idempotency-Key>` of the create, kept so a retry finds the order (docs/decisions.md). */
+    /** `<caller> <Idempotency-Key>` of the create, kept so a retry finds the order
+     * (docs/decisions/0086-order-keeps-its-idempotency-key.md). */
     creationReference: { name: 'creation_reference', type: 'text', nullable: true },
   },
 });

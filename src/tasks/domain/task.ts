@@ -1,5 +1,5 @@
 /**
- * Long-running tasks (docs/decisions.md): the model the
+ * Long-running tasks (docs/decisions/0038-tasks-row-is-the-truth.md): the model the
  * services, processors, repository and views share. Pure data and rules, no framework.
  */
 export const TASK_TYPES = ['REPORT_GENERATION', 'CUSTOMER_EXPORT'] as const;

@@ -3,8 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import { UsersService } from '../users.service';
 
 /**
- * Creates the caller's profile row on their first authenticated request (docs/decisions.md). A
- * guard, registered after the bearer guard, so it sees the caller and costs nothing once the user is known.
+ * Creates the caller's profile row on their first authenticated request
+ * (docs/decisions/0012-user-profiles-just-in-time.md). A guard, registered after the bearer guard, so it sees
+ * the caller and costs nothing once the user is known.
  */
 @Injectable()
 export class JustInTimeUserGuard implements CanActivate {
