@@ -7,7 +7,6 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Counter, Gauge, Histogram } from 'prom-client';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -71,9 +70,6 @@ export class WebhookDeliveryProcessor
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private wakeTimer: NodeJS.Timeout | undefined;
-  private readonly attemptsCounter: Counter<'result'>;
-  private readonly deliveriesCounter: Counter<'status'>;
-  private readonly latency: Histogram;
 
   constructor(
     private readonly queue: JobQueue,
@@ -88,40 +84,13 @@ export class WebhookDeliveryProcessor
     this.runsWorkers = config.app.role !== 'api';
     this.schedule = config.webhooks.retryScheduleMs;
     this.sender = new WebhookSender({ policy });
-    const registers = [metrics.registry];
-    this.attemptsCounter = new Counter({
-      name: 'webhook_delivery_attempts_total',
-      help: 'Webhook delivery attempts by result (SUCCEEDED, HTTP_STATUS, TIMEOUT, CONNECTION_FAILED, URL_NOT_ALLOWED)',
-      labelNames: ['result'] as const,
-      registers,
-    });
-    this.deliveriesCounter = new Counter({
-      name: 'webhook_deliveries_total',
-      help: 'Webhook deliveries that reached a final state, by status (SUCCEEDED, FAILED)',
-      labelNames: ['status'] as const,
-      registers,
-    });
-    this.latency = new Histogram({
-      name: 'webhook_delivery_latency_seconds',
-      help: 'From the event (its delivery created in its transaction) to the receiver accepting it',
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
-      registers,
-    });
-    const repository = deliveries;
-    new Gauge({
-      name: 'webhook_oldest_pending_delivery_age_seconds',
-      help: 'Age of the oldest delivery still pending to an enabled endpoint (0 when none)',
-      registers,
-      async collect() {
-        this.set(await repository.oldestPendingAgeSeconds().catch(() => -1));
-      },
-    });
   }
 
   onModuleInit(): void {
     this.queue.registerProcessor(WEBHOOK_QUEUE, (job) => this.run(job), { concurrency: 1 });
     this.queue.onReconnect(() => this.kick());
     this.metrics.trackQueue(WEBHOOK_QUEUE);
+    this.metrics.trackOldestPendingWebhook(() => this.deliveries.oldestPendingAgeSeconds());
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -228,7 +197,7 @@ export class WebhookDeliveryProcessor
     const outcome: AttemptOutcome = body
       ? await this.sender.send({ url: delivery.url, webhookId: delivery.eventId, body, secrets })
       : { result: 'CONNECTION_FAILED', detail: 'the event is past its retention' };
-    this.attemptsCounter.inc({ result: outcome.result });
+    this.metrics.countWebhookAttempt(outcome.result);
     const step = stepAfterAttempt(outcome, delivery.attempts + 1, this.schedule);
     const record: AttemptRecord =
       step.status === 'SUCCEEDED'
@@ -246,9 +215,13 @@ export class WebhookDeliveryProcessor
         this.deliveries.recordAttempt(db, delivery, record, gone),
       );
       if (!result.recorded) return;
-      if (record.status !== 'PENDING') this.deliveriesCounter.inc({ status: record.status });
+      if (record.status !== 'PENDING') {
+        this.metrics.countWebhookDelivery(
+          record.status,
+          record.status === 'SUCCEEDED' ? (Date.now() - delivery.createdAt.getTime()) / 1000 : undefined,
+        );
+      }
       if (record.status === 'SUCCEEDED') {
-        this.latency.observe((Date.now() - delivery.createdAt.getTime()) / 1000);
         // The endpoint's other pending deliveries were made due.
         this.drainAgain = true;
       }
