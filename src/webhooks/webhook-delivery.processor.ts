@@ -7,7 +7,6 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { SecretCipher } from '../encryption/secret-cipher';
@@ -73,7 +72,6 @@ export class WebhookDeliveryProcessor
 
   constructor(
     private readonly queue: JobQueue,
-    private readonly dataSource: DataSource,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly bodies: WebhookEventBodies,
     private readonly cipher: SecretCipher,
@@ -211,9 +209,7 @@ export class WebhookDeliveryProcessor
           };
     const gone = step.status === 'FAILED' && step.endpointGone;
     try {
-      const result = await this.dataSource.transaction((db) =>
-        this.deliveries.recordAttempt(db, delivery, record, gone),
-      );
+      const result = await this.deliveries.recordAttempt(delivery, record, gone);
       if (!result.recorded) return;
       if (record.status !== 'PENDING') {
         this.metrics.countWebhookDelivery(

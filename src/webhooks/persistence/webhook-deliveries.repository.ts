@@ -104,6 +104,7 @@ const CLAIM = prepared(
             SELECT count(*) FROM webhook_deliveries f
              WHERE f.webhook_endpoint_id = e.webhook_endpoint_id AND f.status = 'PENDING'
                AND f.claimed_until > now()))
+          FOR UPDATE OF d SKIP LOCKED
        ) p
       LIMIT $2
    )
@@ -114,6 +115,57 @@ const CLAIM = prepared(
    RETURNING d.delivery_id, d.webhook_endpoint_id, d.event_id, d.event_type, picked.url, picked.secret_sealed,
              picked.previous_secret_sealed, picked.previous_secret_expires_at, d.attempts, d.single_attempt,
              d.created_at`,
+);
+
+/**
+ * An attempt's outcome, in one statement. The other pending deliveries a success makes due are taken
+ * `SKIP LOCKED` (one being recorded or claimed right now needs no help), so concurrent recordings never wait
+ * on each other's rows; the endpoint's row is updated last, by every statement in the same order.
+ * `$3`: the delivery's new status; `$8`: the receiver answered 410; `$9`: failures that disable.
+ */
+const RECORD_ATTEMPT = prepared(
+  'webhook-deliveries.record-attempt',
+  `WITH delivery AS (
+     UPDATE webhook_deliveries
+        SET status = $3, attempts = attempts + 1, last_attempt_at = clock_timestamp(),
+            last_response_status = $4, last_error = $5,
+            next_attempt_at = CASE WHEN $3 = 'PENDING'
+                                   THEN clock_timestamp() + make_interval(secs => $6::double precision / 1000)
+                              END,
+            single_attempt = false, claimed_until = NULL, claim_token = NULL, updated_at = clock_timestamp()
+      WHERE delivery_id = $1 AND claim_token = $2
+     RETURNING 1
+   ), due_now AS (
+     UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = clock_timestamp()
+      WHERE delivery_id IN (
+        SELECT w.delivery_id FROM webhook_deliveries w
+         WHERE w.webhook_endpoint_id = $7 AND w.status = 'PENDING' AND w.next_attempt_at > now()
+           AND (w.claimed_until IS NULL OR w.claimed_until <= now())
+           AND $3 = 'SUCCEEDED' AND EXISTS (SELECT 1 FROM delivery)
+         FOR UPDATE SKIP LOCKED)
+   ), before AS (
+     SELECT status FROM webhook_endpoints WHERE webhook_endpoint_id = $7
+   ), endpoint AS (
+     UPDATE webhook_endpoints e
+        SET consecutive_failures = CASE WHEN $3 = 'SUCCEEDED' THEN 0 ELSE e.consecutive_failures + 1 END,
+            status = CASE WHEN $3 = 'FAILED' AND ($8 OR e.consecutive_failures + 1 >= $9) THEN 'DISABLED'
+                          ELSE e.status END,
+            disabled_reason = CASE WHEN e.status = 'DISABLED' OR $3 <> 'FAILED' THEN e.disabled_reason
+                                   WHEN $8 THEN 'GONE'
+                                   WHEN e.consecutive_failures + 1 >= $9 THEN 'CONSECUTIVE_FAILURES'
+                              END,
+            version = e.version + CASE WHEN e.status = 'ENABLED' AND $3 = 'FAILED'
+                                            AND ($8 OR e.consecutive_failures + 1 >= $9) THEN 1 ELSE 0 END,
+            updated_at = CASE WHEN e.status = 'ENABLED' AND $3 = 'FAILED'
+                                   AND ($8 OR e.consecutive_failures + 1 >= $9)
+                              THEN clock_timestamp() ELSE e.updated_at END
+      WHERE e.webhook_endpoint_id = $7 AND EXISTS (SELECT 1 FROM delivery)
+        AND ($3 = 'FAILED' OR ($3 = 'SUCCEEDED' AND e.consecutive_failures <> 0))
+     RETURNING e.status, e.disabled_reason
+   )
+   SELECT EXISTS (SELECT 1 FROM delivery) AS recorded,
+          (SELECT endpoint.disabled_reason FROM endpoint, before
+            WHERE endpoint.status = 'DISABLED' AND before.status = 'ENABLED') AS disabled`,
 );
 
 /** What an attempt made of the delivery. */
@@ -164,25 +216,18 @@ export class WebhookDeliveriesRepository {
 
   /**
    * Records an attempt of a delivery this worker still holds (a lease lost to another worker writes
-   * nothing: false), and what it means for the endpoint: a success resets its failure count and makes its
-   * other pending deliveries due now; a final failure counts, and disables it at the limit or on 410 Gone.
+   * nothing: `recorded` false), and what it means for the endpoint: a success resets its failure count and
+   * makes its other pending deliveries due now; a final failure counts, and disables it at the limit or on
+   * 410 Gone (`disabled`: the reason, when this attempt disabled it). One statement, so the endpoint's row is
+   * locked only for the moment it takes.
    */
   async recordAttempt(
-    db: EntityManager,
     claimed: ClaimedDelivery,
     attempt: AttemptRecord,
     endpointGone: boolean,
   ): Promise<{ recorded: boolean; disabled?: DisabledReason }> {
-    const [rows] = (await db.query(
-      `UPDATE webhook_deliveries
-          SET status = $3, attempts = attempts + 1, last_attempt_at = clock_timestamp(),
-              last_response_status = $4, last_error = $5,
-              next_attempt_at = CASE WHEN $3 = 'PENDING'
-                                     THEN clock_timestamp() + make_interval(secs => $6::double precision / 1000)
-                                END,
-              single_attempt = false, claimed_until = NULL, claim_token = NULL, updated_at = clock_timestamp()
-        WHERE delivery_id = $1 AND claim_token = $2
-       RETURNING 1 AS recorded`,
+    const [row] = await this.pooled.rows<{ recorded: boolean; disabled: DisabledReason | null }>(
+      RECORD_ATTEMPT,
       [
         claimed.deliveryId,
         claimed.claimToken,
@@ -190,44 +235,12 @@ export class WebhookDeliveriesRepository {
         attempt.responseStatus ?? null,
         attempt.error ?? null,
         attempt.retryInMs ?? 0,
+        claimed.webhookEndpointId,
+        endpointGone,
+        CONSECUTIVE_FAILURES_TO_DISABLE,
       ],
-    )) as [unknown[], number];
-    if (rows.length === 0) return { recorded: false };
-    if (attempt.status === 'SUCCEEDED') {
-      await db.query(
-        `UPDATE webhook_endpoints SET consecutive_failures = 0
-          WHERE webhook_endpoint_id = $1 AND consecutive_failures <> 0`,
-        [claimed.webhookEndpointId],
-      );
-      await db.query(
-        `UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = clock_timestamp()
-          WHERE webhook_endpoint_id = $1 AND status = 'PENDING' AND next_attempt_at > now()`,
-        [claimed.webhookEndpointId],
-      );
-      return { recorded: true };
-    }
-    if (attempt.status !== 'FAILED') return { recorded: true };
-    const [counted] = (await db.query(
-      `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1
-        WHERE webhook_endpoint_id = $1
-       RETURNING consecutive_failures, status`,
-      [claimed.webhookEndpointId],
-    )) as [Array<{ consecutive_failures: number; status: string }>, number];
-    const endpoint = counted[0];
-    if (endpoint?.status !== 'ENABLED') return { recorded: true };
-    const reason: DisabledReason | undefined = endpointGone
-      ? 'GONE'
-      : endpoint.consecutive_failures >= CONSECUTIVE_FAILURES_TO_DISABLE
-        ? 'CONSECUTIVE_FAILURES'
-        : undefined;
-    if (reason === undefined) return { recorded: true };
-    await db.query(
-      `UPDATE webhook_endpoints
-          SET status = 'DISABLED', disabled_reason = $2, version = version + 1, updated_at = clock_timestamp()
-        WHERE webhook_endpoint_id = $1`,
-      [claimed.webhookEndpointId, reason],
     );
-    return { recorded: true, disabled: reason };
+    return { recorded: row.recorded, ...(row.disabled ? { disabled: row.disabled } : {}) };
   }
 
   /** When the next delivery not in flight becomes due (or a lease runs out), if any is pending. */

@@ -1,0 +1,210 @@
+// npm run bench:webhooks — webhook delivery by one process (the `all` role: its processor sends) to a local
+// receiver, on PostgreSQL and Redis (BENCH_DATABASE_URL or DATABASE_URL, REDIS_URL). Events' deliveries are
+// created through the service's own fan-out (WebhookFanOut.forEvent, in a transaction each, as an event's
+// transaction does) and the workers are woken by its commit. Three measures:
+//   1. throughput: 6,000 deliveries created at once, to two endpoints (each capped at 10 in flight), the
+//      rate at which they are received;
+//   2. latency: 100 events a second for 20 s, from each commit to its receipt (p50, p95, p99);
+//   3. backlog: 10,000 deliveries pending while the receiver answers 503, then the receiver comes back: the
+//      time from the first success to the last delivery.
+// Goals: ≥ 300 deliveries/s, p95 ≤ 500 ms, the backlog drained in ≤ 60 s. The receiver runs in this process.
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = (p) => require(path.join(root, 'dist/src', p));
+const { signAccessToken } = dist('auth/token-signer.js');
+const { createHttpApp } = dist('bootstrap/http-app.js');
+const { loadConfig } = dist('config/app-config.js');
+const { WebhookFanOut } = dist('webhooks/webhook-fan-out.service.js');
+const { DataSource } = require('typeorm');
+
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
+if (!SERVER_URL) {
+  console.error('bench:webhooks needs BENCH_DATABASE_URL or DATABASE_URL (a PostgreSQL server)');
+  process.exit(1);
+}
+const DATABASE = 'order_service_bench_webhooks';
+const SECRET = 'bench-secret-bench-secret-bench-secret-42';
+const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
+const THROUGHPUT_DELIVERIES = Number(process.env.BENCH_THROUGHPUT ?? 6_000);
+const LATENCY_RATE = 100;
+const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 20);
+const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 10_000);
+
+async function freshDatabase() {
+  const url = new URL(SERVER_URL);
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DATABASE}`);
+  await admin.end();
+  url.pathname = `/${DATABASE}`;
+  return url.toString();
+}
+
+async function dropDatabase() {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await admin.end();
+}
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+const until = async (what, probe, timeoutMs) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+// The receiver: records when each webhook-id first arrived; answers 503 while `down`.
+const received = new Map();
+let down = false;
+let firstSuccessAt;
+let accepted = 0;
+const receiver = http.createServer((request, response) => {
+  request.resume();
+  request.on('end', () => {
+    if (down) return response.writeHead(503).end();
+    const id = request.headers['webhook-id'];
+    if (!received.has(id)) received.set(id, performance.now());
+    firstSuccessAt ??= performance.now();
+    accepted += 1;
+    response.writeHead(204).end();
+  });
+});
+receiver.keepAliveTimeout = 60_000;
+await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const receiverUrl = `http://127.0.0.1:${receiver.address().port}`;
+
+const url = await freshDatabase();
+const config = loadConfig({
+  ...process.env,
+  DATABASE_URL: url,
+  JWT_SECRET: SECRET,
+  WEBHOOK_SECRET_KEY,
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  RATE_LIMIT_LIMIT: '1000000',
+  LOG_LEVEL: 'fatal',
+  NODE_ENV: 'production',
+});
+const app = await createHttpApp(config);
+await app.listen({ port: 0, host: '127.0.0.1' });
+const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+const admin = `Bearer ${await signAccessToken(SECRET, { sub: randomUUID(), roles: ['ADMIN'], ttlSeconds: 7200 })}`;
+const fanOut = app.get(WebhookFanOut);
+const dataSource = app.get(DataSource);
+
+async function endpoint(pathName) {
+  const res = await fetch(`${base}/api/v1/webhook-endpoints`, {
+    method: 'POST',
+    headers: { authorization: admin, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: `${receiverUrl}${pathName}`, eventTypes: ['ORDER_UPDATED'] }),
+  });
+  if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** One event's deliveries, committed; resolves with the commit's time. */
+async function event(eventId = randomUUID()) {
+  await dataSource.transaction((db) => fanOut.forEvent(db, { eventId, type: 'ORDER_UPDATED' }));
+  return { eventId, committedAt: performance.now() };
+}
+
+const results = {};
+try {
+  // 1. Throughput, to two endpoints (each event goes to both).
+  const endpoints = [await endpoint('/a'), await endpoint('/b')];
+  const events = THROUGHPUT_DELIVERIES / endpoints.length;
+  // Created in one transaction: they all become due at its commit, so the rate is the delivery's alone.
+  received.clear();
+  accepted = 0;
+  const started = performance.now();
+  await dataSource.transaction(async (db) => {
+    for (let i = 0; i < events; i++)
+      await fanOut.forEvent(db, { eventId: randomUUID(), type: 'ORDER_UPDATED' });
+  });
+  const total = events * endpoints.length;
+  await until('the throughput deliveries', () => accepted >= total, 120_000);
+  const seconds = (performance.now() - started) / 1000;
+  results.throughput = {
+    deliveries: total,
+    seconds: +seconds.toFixed(2),
+    perSecond: Math.round(total / seconds),
+  };
+  console.log('throughput', results.throughput);
+  for (const e of endpoints) {
+    await fetch(`${base}/api/v1/webhook-endpoints/${e.webhookEndpointId}`, {
+      method: 'DELETE',
+      headers: { authorization: admin },
+    });
+  }
+
+  // 2. Latency from commit to receipt at 100 events a second, one endpoint.
+  await endpoint('/latency');
+  received.clear();
+  const commits = [];
+  const tick = 1000 / LATENCY_RATE;
+  const t0 = performance.now();
+  for (let i = 0; i < LATENCY_RATE * LATENCY_SECONDS; i++) {
+    const due = t0 + i * tick;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    commits.push(event());
+  }
+  const committed = await Promise.all(commits);
+  await until('the latency deliveries', () => committed.every((c) => received.has(c.eventId)), 60_000);
+  const latencies = committed.map((c) => received.get(c.eventId) - c.committedAt);
+  results.latency = {
+    events: committed.length,
+    p50: Math.round(percentile(latencies, 50)),
+    p95: Math.round(percentile(latencies, 95)),
+    p99: Math.round(percentile(latencies, 99)),
+    max: Math.round(Math.max(...latencies)),
+  };
+  console.log('latency ms', results.latency);
+
+  // 3. A backlog after a receiver outage.
+  down = true;
+  received.clear();
+  const backlog = [];
+  for (let i = 0; i < BACKLOG; i += 200)
+    backlog.push(...(await Promise.all(Array.from({ length: 200 }, () => event()))));
+  // Every delivery has failed once and waits for its retry; the receiver comes back; the next retry that
+  // succeeds makes the endpoint's others due at once.
+  await dataSource.query(
+    "UPDATE webhook_deliveries SET next_attempt_at = now() + interval '2 seconds' WHERE status = 'PENDING'",
+  );
+  firstSuccessAt = undefined;
+  down = false;
+  await until('the backlog', () => backlog.every((c) => received.has(c.eventId)), 180_000);
+  const last = Math.max(...backlog.map((c) => received.get(c.eventId)));
+  results.backlog = {
+    deliveries: backlog.length,
+    drainSeconds: +((last - firstSuccessAt) / 1000).toFixed(2),
+  };
+  console.log('backlog', results.backlog);
+
+  const goals = [
+    ['≥ 300 deliveries/s', results.throughput.perSecond >= 300],
+    ['p95 ≤ 500 ms from commit to receipt', results.latency.p95 <= 500],
+    ['10,000 pending drained in ≤ 60 s', results.backlog.drainSeconds <= 60],
+  ];
+  for (const [goal, met] of goals) console.log(`${met ? 'met' : 'MISSED'}: ${goal}`);
+  process.exitCode = goals.every(([, met]) => met) ? 0 : 1;
+} finally {
+  await app.close();
+  receiver.closeAllConnections();
+  receiver.close();
+  await dropDatabase();
+}
