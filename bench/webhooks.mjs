@@ -1,6 +1,7 @@
-// npm run bench:webhooks — webhook delivery by one process (the `all` role: its processor sends) to a local
-// receiver, on PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL). Deliveries are created as every event's are,
-// by the trigger on `events`. Three measures:
+// npm run bench:webhooks — webhook delivery by one `worker` process (node dist/src/worker.js) to a local
+// receiver, while an `api` app in this process takes the order changes, on PostgreSQL (BENCH_DATABASE_URL or
+// DATABASE_URL) and Redis (REDIS_URL; the queue wakes the worker; its keys are removed afterwards).
+// Deliveries are created as every event's are, by the trigger on `events`. Three measures:
 //   1. throughput: 3,000 events recorded in one statement, delivered to two endpoints (each capped at 10 in
 //      flight): the rate at which the 6,000 deliveries are received;
 //   2. latency: 100 order changes a second (PATCH of an order's note) for 20 s, from each answer (its commit)
@@ -8,6 +9,7 @@
 //   3. backlog: 10,000 deliveries attempted while the receiver answers 503, then the receiver comes back: the
 //      time from the first success to the last delivery.
 // Goals: ≥ 300 deliveries/s, p95 ≤ 500 ms, the backlog drained in ≤ 60 s. The receiver runs in this process.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -23,12 +25,15 @@ const { createHttpApp } = dist('bootstrap/http-app.js');
 const { loadConfig } = dist('config/app-config.js');
 const { WebhookDeliveryProcessor } = dist('webhooks/webhook-delivery.processor.js');
 const { DataSource } = require('typeorm');
+const Redis = require('ioredis');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
-if (!SERVER_URL) {
-  console.error('bench:webhooks needs BENCH_DATABASE_URL or DATABASE_URL (a PostgreSQL server)');
+const REDIS_URL = process.env.REDIS_URL;
+if (!SERVER_URL || !REDIS_URL) {
+  console.error('bench:webhooks needs BENCH_DATABASE_URL or DATABASE_URL, and REDIS_URL');
   process.exit(1);
 }
+const KEY_PREFIX = `bench-webhooks-${process.pid}`;
 const DATABASE = 'order_service_bench_webhooks';
 const SECRET = 'bench-secret-bench-secret-bench-secret-42';
 const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
@@ -93,22 +98,30 @@ await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const receiverUrl = `http://127.0.0.1:${receiver.address().port}`;
 
 const url = await freshDatabase();
-const config = loadConfig({
+const env = {
   ...process.env,
   DATABASE_URL: url,
+  REDIS_URL,
+  REDIS_KEY_PREFIX: KEY_PREFIX,
   JWT_SECRET: SECRET,
   WEBHOOK_SECRET_KEY,
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
   RATE_LIMIT_LIMIT: '1000000',
-  LOG_LEVEL: 'fatal',
-  // The in-process queue: the queue only wakes the processor, which is in this process.
-  REDIS_URL: '',
-});
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'fatal',
+};
+const config = loadConfig({ ...env, APP_ROLE: 'api' });
 const app = await createHttpApp(config);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
 const admin = `Bearer ${await signAccessToken(SECRET, { sub: randomUUID(), roles: ['ADMIN'], ttlSeconds: 7200 })}`;
-const processor = app.get(WebhookDeliveryProcessor);
+const processor = app.get(WebhookDeliveryProcessor); // wakes the worker through the queue
+// The one worker, a process of its own.
+const worker = spawn(process.execPath, [path.join(root, 'dist/src/worker.js')], {
+  env: { ...env, APP_ROLE: 'worker', PORT: '0', HOST: '127.0.0.1' },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+await new Promise((resolve) => setTimeout(resolve, 5000));
+if (worker.exitCode !== null) throw new Error('the worker did not start');
 const dataSource = app.get(DataSource);
 
 async function endpoint(pathName) {
@@ -165,15 +178,8 @@ try {
   // 2. Latency from commit to receipt at 100 order changes a second, one endpoint.
   await endpoint('/latency');
   const customer = `Bearer ${await signAccessToken(SECRET, { sub: randomUUID(), roles: ['CUSTOMER'], ttlSeconds: 7200 })}`;
-  const created = await fetch(`${base}/api/v1/orders`, {
-    method: 'POST',
-    headers: { authorization: customer, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: JSON.stringify({ items: [] }),
-  });
-  if (created.status !== 201) throw new Error(`order: ${created.status} ${await created.text()}`);
-  const { orderId } = await created.json();
-  const orders = [orderId];
-  for (let i = 1; i < 20; i++) {
+  // Orders enough that the changes hardly ever wait for one another's row lock.
+  const createOrder = async () => {
     const res = await fetch(`${base}/api/v1/orders`, {
       method: 'POST',
       headers: {
@@ -183,8 +189,11 @@ try {
       },
       body: JSON.stringify({ items: [] }),
     });
-    orders.push((await res.json()).orderId);
-  }
+    if (res.status !== 201) throw new Error(`order: ${res.status} ${await res.text()}`);
+    return (await res.json()).orderId;
+  };
+  const orders = [];
+  for (let i = 0; i < 20; i++) orders.push(...(await Promise.all(Array.from({ length: 10 }, createOrder))));
   received.clear();
   const changes = [];
   const tick = 1000 / LATENCY_RATE;
@@ -250,7 +259,17 @@ try {
   for (const [goal, met] of goals) console.log(`${met ? 'met' : 'MISSED'}: ${goal}`);
   process.exitCode = goals.every(([, met]) => met) ? 0 : 1;
 } finally {
+  worker.kill('SIGTERM');
+  await new Promise((resolve) => (worker.exitCode !== null ? resolve() : worker.once('exit', resolve)));
   await app.close();
+  const redis = new Redis(REDIS_URL);
+  for (let cursor = '0'; ;) {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${KEY_PREFIX}:*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+    if (cursor === '0') break;
+  }
+  await redis.quit();
   receiver.closeAllConnections();
   receiver.close();
   await dropDatabase();

@@ -46,7 +46,7 @@ export const LEASE_MS = WEBHOOK_RESPONSE_TIMEOUT_MS + 5_000;
  * Statements the processor runs at once at most (recording attempts): it shares the process's connection
  * pool with the API, which must never wait behind a burst of deliveries.
  */
-const MAX_STATEMENTS = 3;
+const MAX_STATEMENTS = 5;
 /** After a failed claim (PostgreSQL away), the next try. */
 const BACKOFF_MS = 1_000;
 const RETENTION_BATCH = 1_000;
