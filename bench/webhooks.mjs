@@ -1,13 +1,15 @@
-// npm run bench:webhooks — webhook delivery by one process (the `all` role: its processor sends) to a local
-// receiver, on PostgreSQL and Redis (BENCH_DATABASE_URL or DATABASE_URL, REDIS_URL). Events' deliveries are
-// created through the service's own fan-out (WebhookFanOut.forEvent, in a transaction each, as an event's
-// transaction does) and the workers are woken by its commit. Three measures:
-//   1. throughput: 6,000 deliveries created at once, to two endpoints (each capped at 10 in flight), the
-//      rate at which they are received;
-//   2. latency: 100 events a second for 20 s, from each commit to its receipt (p50, p95, p99);
-//   3. backlog: 10,000 deliveries pending while the receiver answers 503, then the receiver comes back: the
+// npm run bench:webhooks — webhook delivery by one `worker` process (node dist/src/worker.js) to a local
+// receiver, while an `api` app in this process takes the order changes, on PostgreSQL (BENCH_DATABASE_URL or
+// DATABASE_URL) and Redis (REDIS_URL; the queue wakes the worker; its keys are removed afterwards).
+// Deliveries are created as every event's are, by the trigger on `events`. Three measures:
+//   1. throughput: 3,000 events recorded in one statement, delivered to two endpoints (each capped at 10 in
+//      flight): the rate at which the 6,000 deliveries are received;
+//   2. latency: 100 order changes a second (PATCH of an order's note) for 20 s, from each answer (its commit)
+//      to the receipt of its ORDER_UPDATED (p50, p95, p99);
+//   3. backlog: 10,000 deliveries attempted while the receiver answers 503, then the receiver comes back: the
 //      time from the first success to the last delivery.
 // Goals: ≥ 300 deliveries/s, p95 ≤ 500 ms, the backlog drained in ≤ 60 s. The receiver runs in this process.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -21,14 +23,17 @@ const dist = (p) => require(path.join(root, 'dist/src', p));
 const { signAccessToken } = dist('auth/token-signer.js');
 const { createHttpApp } = dist('bootstrap/http-app.js');
 const { loadConfig } = dist('config/app-config.js');
-const { WebhookFanOut } = dist('webhooks/webhook-fan-out.service.js');
+const { WebhookDeliveryProcessor } = dist('webhooks/webhook-delivery.processor.js');
 const { DataSource } = require('typeorm');
+const Redis = require('ioredis');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
-if (!SERVER_URL) {
-  console.error('bench:webhooks needs BENCH_DATABASE_URL or DATABASE_URL (a PostgreSQL server)');
+const REDIS_URL = process.env.REDIS_URL;
+if (!SERVER_URL || !REDIS_URL) {
+  console.error('bench:webhooks needs BENCH_DATABASE_URL or DATABASE_URL, and REDIS_URL');
   process.exit(1);
 }
+const KEY_PREFIX = `bench-webhooks-${process.pid}`;
 const DATABASE = 'order_service_bench_webhooks';
 const SECRET = 'bench-secret-bench-secret-bench-secret-42';
 const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
@@ -69,15 +74,20 @@ const until = async (what, probe, timeoutMs) => {
 
 // The receiver: records when each webhook-id first arrived; answers 503 while `down`.
 const received = new Map();
+/** The receipt time of each order change's delivery, by the note it set. */
+const notes = new Map();
 let down = false;
 let firstSuccessAt;
 let accepted = 0;
 const receiver = http.createServer((request, response) => {
-  request.resume();
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
   request.on('end', () => {
     if (down) return response.writeHead(503).end();
     const id = request.headers['webhook-id'];
     if (!received.has(id)) received.set(id, performance.now());
+    const note = JSON.parse(Buffer.concat(chunks).toString('utf8')).data?.note;
+    if (note && !notes.has(note)) notes.set(note, performance.now());
     firstSuccessAt ??= performance.now();
     accepted += 1;
     response.writeHead(204).end();
@@ -88,21 +98,30 @@ await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const receiverUrl = `http://127.0.0.1:${receiver.address().port}`;
 
 const url = await freshDatabase();
-const config = loadConfig({
+const env = {
   ...process.env,
   DATABASE_URL: url,
+  REDIS_URL,
+  REDIS_KEY_PREFIX: KEY_PREFIX,
   JWT_SECRET: SECRET,
   WEBHOOK_SECRET_KEY,
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
   RATE_LIMIT_LIMIT: '1000000',
-  LOG_LEVEL: 'fatal',
-  NODE_ENV: 'production',
-});
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'fatal',
+};
+const config = loadConfig({ ...env, APP_ROLE: 'api' });
 const app = await createHttpApp(config);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
 const admin = `Bearer ${await signAccessToken(SECRET, { sub: randomUUID(), roles: ['ADMIN'], ttlSeconds: 7200 })}`;
-const fanOut = app.get(WebhookFanOut);
+const processor = app.get(WebhookDeliveryProcessor); // wakes the worker through the queue
+// The one worker, a process of its own.
+const worker = spawn(process.execPath, [path.join(root, 'dist/src/worker.js')], {
+  env: { ...env, APP_ROLE: 'worker', PORT: '0', HOST: '127.0.0.1' },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+await new Promise((resolve) => setTimeout(resolve, 5000));
+if (worker.exitCode !== null) throw new Error('the worker did not start');
 const dataSource = app.get(DataSource);
 
 async function endpoint(pathName) {
@@ -115,26 +134,32 @@ async function endpoint(pathName) {
   return res.json();
 }
 
-/** One event's deliveries, committed; resolves with the commit's time. */
-async function event(eventId = randomUUID()) {
-  await dataSource.transaction((db) => fanOut.forEvent(db, { eventId, type: 'ORDER_UPDATED' }));
-  return { eventId, committedAt: performance.now() };
+/**
+ * `count` events recorded in one statement (as a batch of orders records them), committed; their ids. The
+ * trigger on `events` creates their deliveries; the processor is woken as the recorder's listeners wake it.
+ */
+async function events(count) {
+  const rows = await dataSource.query(
+    `INSERT INTO events (type, order_id, data)
+     SELECT 'ORDER_UPDATED', gen_random_uuid(), '{"bench":true}'::jsonb FROM generate_series(1, $1)
+     RETURNING event_id`,
+    [count],
+  );
+  processor.wake();
+  return rows.map((row) => row.event_id);
 }
 
 const results = {};
 try {
   // 1. Throughput, to two endpoints (each event goes to both).
   const endpoints = [await endpoint('/a'), await endpoint('/b')];
-  const events = THROUGHPUT_DELIVERIES / endpoints.length;
-  // Created in one transaction: they all become due at its commit, so the rate is the delivery's alone.
+  const count = THROUGHPUT_DELIVERIES / endpoints.length;
+  // Recorded in one statement: they all become due at its commit, so the rate is the delivery's alone.
   received.clear();
   accepted = 0;
   const started = performance.now();
-  await dataSource.transaction(async (db) => {
-    for (let i = 0; i < events; i++)
-      await fanOut.forEvent(db, { eventId: randomUUID(), type: 'ORDER_UPDATED' });
-  });
-  const total = events * endpoints.length;
+  await events(count);
+  const total = count * endpoints.length;
   await until('the throughput deliveries', () => accepted >= total, 120_000);
   const seconds = (performance.now() - started) / 1000;
   results.throughput = {
@@ -150,23 +175,52 @@ try {
     });
   }
 
-  // 2. Latency from commit to receipt at 100 events a second, one endpoint.
+  // 2. Latency from commit to receipt at 100 order changes a second, one endpoint.
   await endpoint('/latency');
+  const customer = `Bearer ${await signAccessToken(SECRET, { sub: randomUUID(), roles: ['CUSTOMER'], ttlSeconds: 7200 })}`;
+  // Orders enough that the changes hardly ever wait for one another's row lock.
+  const createOrder = async () => {
+    const res = await fetch(`${base}/api/v1/orders`, {
+      method: 'POST',
+      headers: {
+        authorization: customer,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
+      body: JSON.stringify({ items: [] }),
+    });
+    if (res.status !== 201) throw new Error(`order: ${res.status} ${await res.text()}`);
+    return (await res.json()).orderId;
+  };
+  const orders = [];
+  for (let i = 0; i < 20; i++) orders.push(...(await Promise.all(Array.from({ length: 10 }, createOrder))));
   received.clear();
-  const commits = [];
+  const changes = [];
   const tick = 1000 / LATENCY_RATE;
   const t0 = performance.now();
   for (let i = 0; i < LATENCY_RATE * LATENCY_SECONDS; i++) {
     const due = t0 + i * tick;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    commits.push(event());
+    changes.push(
+      fetch(`${base}/api/v1/orders/${orders[i % orders.length]}`, {
+        method: 'PATCH',
+        headers: { authorization: customer, 'content-type': 'application/merge-patch+json' },
+        body: JSON.stringify({ note: `change ${i}` }),
+      }).then(async (res) => {
+        const committedAt = performance.now();
+        if (res.status !== 200) throw new Error(`patch: ${res.status} ${await res.text()}`);
+        return { note: `change ${i}`, committedAt };
+      }),
+    );
   }
-  const committed = await Promise.all(commits);
-  await until('the latency deliveries', () => committed.every((c) => received.has(c.eventId)), 60_000);
-  const latencies = committed.map((c) => received.get(c.eventId) - c.committedAt);
+  const committed = await Promise.all(changes);
+  const byNote = new Map();
+  await until('the latency deliveries', () => notes.size >= committed.length, 60_000);
+  for (const [note, at] of notes) byNote.set(note, at);
+  const latencies = committed.map((c) => byNote.get(c.note) - c.committedAt);
   results.latency = {
-    events: committed.length,
+    changes: committed.length,
     p50: Math.round(percentile(latencies, 50)),
     p95: Math.round(percentile(latencies, 95)),
     p99: Math.round(percentile(latencies, 99)),
@@ -177,18 +231,20 @@ try {
   // 3. A backlog after a receiver outage.
   down = true;
   received.clear();
-  const backlog = [];
-  for (let i = 0; i < BACKLOG; i += 200)
-    backlog.push(...(await Promise.all(Array.from({ length: 200 }, () => event()))));
-  // Every delivery has failed once and waits for its retry; the receiver comes back; the next retry that
-  // succeeds makes the endpoint's others due at once.
-  await dataSource.query(
-    "UPDATE webhook_deliveries SET next_attempt_at = now() + interval '2 seconds' WHERE status = 'PENDING'",
-  );
+  const backlog = await events(BACKLOG);
+  // Once every delivery has failed once (each waits for its retry, 5 s by the default schedule), the
+  // receiver comes back; the first retry that succeeds makes the endpoint's other deliveries due at once.
+  for (;;) {
+    const [{ untried }] = await dataSource.query(
+      "SELECT count(*)::int AS untried FROM webhook_deliveries WHERE status = 'PENDING' AND attempts = 0",
+    );
+    if (untried === 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   firstSuccessAt = undefined;
   down = false;
-  await until('the backlog', () => backlog.every((c) => received.has(c.eventId)), 180_000);
-  const last = Math.max(...backlog.map((c) => received.get(c.eventId)));
+  await until('the backlog', () => backlog.every((id) => received.has(id)), 180_000);
+  const last = Math.max(...backlog.map((id) => received.get(id)));
   results.backlog = {
     deliveries: backlog.length,
     drainSeconds: +((last - firstSuccessAt) / 1000).toFixed(2),
@@ -203,7 +259,17 @@ try {
   for (const [goal, met] of goals) console.log(`${met ? 'met' : 'MISSED'}: ${goal}`);
   process.exitCode = goals.every(([, met]) => met) ? 0 : 1;
 } finally {
+  worker.kill('SIGTERM');
+  await new Promise((resolve) => (worker.exitCode !== null ? resolve() : worker.once('exit', resolve)));
   await app.close();
+  const redis = new Redis(REDIS_URL);
+  for (let cursor = '0'; ;) {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${KEY_PREFIX}:*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+    if (cursor === '0') break;
+  }
+  await redis.quit();
   receiver.closeAllConnections();
   receiver.close();
   await dropDatabase();

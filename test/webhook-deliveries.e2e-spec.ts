@@ -1,7 +1,8 @@
 import * as http from 'node:http';
 import { DataSource } from 'typeorm';
-import { adminClient } from './support/callers';
+import { adminClient, customerClient } from './support/callers';
 import { ApiClient } from './support/http-client';
+import { createOrder } from './support/orders';
 import { expectProblem } from './support/problem';
 import { bootTestApp, TestApp } from './support/test-app';
 import { ReceivedRequest, verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
@@ -82,6 +83,10 @@ describe('webhook deliveries', () => {
     expect(Number(request.headers['webhook-timestamp'])).toBeCloseTo(Date.now() / 1000, -1);
     expect(verifyWebhook(subscribed.secret, request)).toMatchObject({ eventId, type: 'ORDER_CREATED' });
     expect(() => verifyWebhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, request)).toThrow();
+    // The body is the event exactly as the feed serves it.
+    const served = await admin('GET', `/api/v1/events/${eventId}`);
+    expect(served.statusCode).toBe(200);
+    expect(request.body.toString('utf8')).toBe(served.body);
 
     const delivery = await ended(subscribed.webhookEndpointId, eventId);
     expect(delivery).toMatchObject({
@@ -94,6 +99,24 @@ describe('webhook deliveries', () => {
     expect(delivery.nextAttemptAt).toBeUndefined();
     const one = await admin('GET', `${WEBHOOK_DELIVERIES}/${delivery.deliveryId}`);
     expect(one.json()).toEqual(delivery);
+  });
+
+  it('an order created through the API is delivered: its ORDER_CREATED event with the order as data', async () => {
+    const target = await receiver();
+    const subscribed = await endpoint(target.url(), ['ORDER_CREATED']);
+    const customer = await customerClient(t);
+    const order = await createOrder(customer);
+    const [request] = await until('the delivery', () =>
+      target.requests.length > 0 ? target.requests : undefined,
+    );
+    const event = verifyWebhook(subscribed.secret, request) as {
+      eventId: string;
+      type: string;
+      data: unknown;
+    };
+    expect(event).toMatchObject({ type: 'ORDER_CREATED', orderId: order.orderId, data: order });
+    expect(request.headers['webhook-id']).toBe(event.eventId);
+    expect(request.body.toString('utf8')).toBe((await admin('GET', `/api/v1/events/${event.eventId}`)).body);
   });
 
   it('an event goes to the ENABLED endpoints subscribed to its type when it happens, to no other', async () => {

@@ -10,6 +10,8 @@ import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { SecretCipher } from '../encryption/secret-cipher';
+import { EventFeedService } from '../events/event-feed.service';
+import { EventRecorder } from '../events/event-recorder.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { JobQueue, QueuedJob } from '../queue/job-queue';
 import type { AttemptOutcome } from './domain/attempt-outcome';
@@ -21,7 +23,6 @@ import {
   ClaimedDelivery,
   WebhookDeliveriesRepository,
 } from './persistence/webhook-deliveries.repository';
-import { WebhookEventBodies } from './webhook-event-bodies';
 import { WEBHOOK_RESPONSE_TIMEOUT_MS, WebhookSender } from './webhook-sender';
 
 export const WEBHOOK_QUEUE = 'webhook-deliveries';
@@ -41,11 +42,16 @@ const MAX_IN_FLIGHT = 100;
  * worker that dies mid-attempt lets the lease run out, and the delivery is sent again (same `webhook-id`).
  */
 export const LEASE_MS = WEBHOOK_RESPONSE_TIMEOUT_MS + 5_000;
+/**
+ * Statements the processor runs at once at most (recording attempts): it shares the process's connection
+ * pool with the API, which must never wait behind a burst of deliveries.
+ */
+const MAX_STATEMENTS = 5;
 /** After a failed claim (PostgreSQL away), the next try. */
 const BACKOFF_MS = 1_000;
 const RETENTION_BATCH = 1_000;
-/** Wake-ups asked for within this window go to the queue as one job. */
-const WAKE_COALESCE_MS = 20;
+/** A wake-up looks this long after it is asked for (the events' commit), wake-ups meanwhile with it. */
+const WAKE_AFTER_MS = 10;
 
 /**
  * Sends webhook deliveries, at least once, in the `worker` and `all` roles. PostgreSQL is the record of
@@ -64,6 +70,8 @@ export class WebhookDeliveryProcessor
   private readonly sender: WebhookSender;
   private readonly schedule: readonly number[];
   private inFlight = 0;
+  private statements = 0;
+  private readonly waitingForStatement: Array<() => void> = [];
   private draining = false;
   private drainAgain = false;
   private stopped = false;
@@ -73,7 +81,8 @@ export class WebhookDeliveryProcessor
   constructor(
     private readonly queue: JobQueue,
     private readonly deliveries: WebhookDeliveriesRepository,
-    private readonly bodies: WebhookEventBodies,
+    private readonly feed: EventFeedService,
+    private readonly recorder: EventRecorder,
     private readonly cipher: SecretCipher,
     private readonly metrics: MetricsService,
     policy: DestinationPolicy,
@@ -87,6 +96,8 @@ export class WebhookDeliveryProcessor
   onModuleInit(): void {
     this.queue.registerProcessor(WEBHOOK_QUEUE, (job) => this.run(job), { concurrency: 1 });
     this.queue.onReconnect(() => this.kick());
+    // The statement that recorded events created their deliveries; its transaction commits a moment later.
+    this.recorder.onRecorded(() => this.wake());
     this.metrics.trackQueue(WEBHOOK_QUEUE);
     this.metrics.trackOldestPendingWebhook(() => this.deliveries.oldestPendingAgeSeconds());
   }
@@ -110,16 +121,17 @@ export class WebhookDeliveryProcessor
   }
 
   /**
-   * Deliveries were created or made due: a worker should look now. Here when this process sends them,
-   * else through the queue (coalesced; when the queue is away the sweep after it comes back finds them).
+   * Deliveries were created or made due: a worker should look, once their transaction has committed (a
+   * moment later; one that takes longer is found by the timer or the sweep). Here when this process sends
+   * them, else through the queue. Coalesced: many events in a moment make one look.
    */
   wake(): void {
-    if (this.runsWorkers) return this.kick();
     if (this.wakeTimer || this.stopped) return;
     this.wakeTimer = setTimeout(() => {
       this.wakeTimer = undefined;
-      this.queue.enqueue(WEBHOOK_QUEUE, 'wake', {}, { attempts: 1 }).catch(() => undefined);
-    }, WAKE_COALESCE_MS);
+      if (this.runsWorkers) this.kick();
+      else this.queue.enqueue(WEBHOOK_QUEUE, 'wake', {}, { attempts: 1 }).catch(() => undefined);
+    }, WAKE_AFTER_MS);
   }
 
   private async run(job: QueuedJob<unknown>): Promise<void> {
@@ -170,7 +182,7 @@ export class WebhookDeliveryProcessor
     this.inFlight += claimed.length;
     let bodies: Map<string, Buffer>;
     try {
-      bodies = await this.bodies.bodiesOf(claimed);
+      bodies = await this.feed.servedBodies(claimed.map((delivery) => delivery.eventId));
     } catch (error: unknown) {
       // Their leases run out and they are claimed again.
       this.inFlight -= claimed.length;
@@ -192,9 +204,12 @@ export class WebhookDeliveryProcessor
       previous && { secret: previous.sealed, expiresAt: previous.expiresAt },
       new Date(),
     ).map((sealed) => this.cipher.open(sealed, context));
-    const outcome: AttemptOutcome = body
-      ? await this.sender.send({ url: delivery.url, webhookId: delivery.eventId, body, secrets })
-      : { result: 'CONNECTION_FAILED', detail: 'the event is past its retention' };
+    if (!body) {
+      // The event is past its retention (deleted with its feed entry): nothing left to send.
+      await this.record(delivery, { status: 'FAILED', responseStatus: undefined, error: undefined }, false);
+      return;
+    }
+    const outcome = await this.sender.send({ url: delivery.url, webhookId: delivery.eventId, body, secrets });
     this.metrics.countWebhookAttempt(outcome.result);
     const step = stepAfterAttempt(outcome, delivery.attempts + 1, this.schedule);
     const record: AttemptRecord =
@@ -207,9 +222,12 @@ export class WebhookDeliveryProcessor
             error: step.error,
             ...(step.status === 'PENDING' ? { retryInMs: step.retryInMs } : {}),
           };
-    const gone = step.status === 'FAILED' && step.endpointGone;
+    await this.record(delivery, record, step.status === 'FAILED' && step.endpointGone);
+  }
+
+  private async record(delivery: ClaimedDelivery, record: AttemptRecord, gone: boolean): Promise<void> {
     try {
-      const result = await this.deliveries.recordAttempt(delivery, record, gone);
+      const result = await this.withStatement(() => this.deliveries.recordAttempt(delivery, record, gone));
       if (!result.recorded) return;
       if (record.status !== 'PENDING') {
         this.metrics.countWebhookDelivery(
@@ -235,6 +253,20 @@ export class WebhookDeliveryProcessor
         deliveryId: delivery.deliveryId,
         reason: (error as Error).message,
       });
+    }
+  }
+
+  /** Runs `statement` when fewer than MAX_STATEMENTS of the processor's own are running. */
+  private async withStatement<T>(statement: () => Promise<T>): Promise<T> {
+    while (this.statements >= MAX_STATEMENTS) {
+      await new Promise<void>((resolve) => this.waitingForStatement.push(resolve));
+    }
+    this.statements += 1;
+    try {
+      return await statement();
+    } finally {
+      this.statements -= 1;
+      this.waitingForStatement.shift()?.();
     }
   }
 

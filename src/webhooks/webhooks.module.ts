@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { EventsModule } from '../events/events.module';
 import { DestinationPolicy } from './domain/destination-policy';
 import { WebhookDeliveriesController } from './http/webhook-deliveries.controller';
 import { WebhookEndpointsController } from './http/webhook-endpoints.controller';
@@ -10,16 +11,15 @@ import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { systemHostResolver } from './webhook-destinations';
 import { WEBHOOK_HOST_RESOLVER, WebhookEndpointsService } from './webhook-endpoints.service';
-import { WebhookEventBodies } from './webhook-event-bodies';
-import { WebhookFanOut } from './webhook-fan-out.service';
 
 /**
- * Webhooks: endpoints (HTTP, secrets sealed at rest), the fan-out of each event to the endpoints subscribed
- * to it (in the event's transaction), and the delivery processor that sends them at least once, signed by
- * the Standard Webhooks rules, only to destinations the policy allows (docs/events.md). Other modules record
- * deliveries through the exported WebhookFanOut.
+ * Webhooks: endpoints (HTTP, secrets sealed at rest) and the delivery processor that sends each event to the
+ * endpoints subscribed to it, at least once, signed by the Standard Webhooks rules, only to destinations the
+ * policy allows (docs/events.md). The deliveries of an event are created by the statement that records it
+ * (a trigger on `events`: migration 1763800017100-webhook-fan-out); their bodies are the feed's rendering.
  */
 @Module({
+  imports: [EventsModule],
   controllers: [WebhookEndpointsController, WebhookDeliveriesController],
   providers: [
     {
@@ -36,10 +36,7 @@ import { WebhookFanOut } from './webhook-fan-out.service';
     WebhookDeliveriesRepository,
     WebhookEndpointsService,
     WebhookDeliveriesService,
-    WebhookEventBodies,
     WebhookDeliveryProcessor,
-    WebhookFanOut,
   ],
-  exports: [WebhookFanOut],
 })
 export class WebhooksModule {}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { WebhookFanOut } from '../../src/webhooks/webhook-fan-out.service';
+import { WebhookDeliveryProcessor } from '../../src/webhooks/webhook-delivery.processor';
 import { ApiClient, bodyWithStatus } from './http-client';
 import { TestApp } from './test-app';
 
@@ -50,12 +50,20 @@ export async function createEndpoint(
 }
 
 /**
- * Records an event's deliveries the way an event's transaction does (until the tests record real events
- * through the API, the fan-out is called in a transaction of the test's own); its id.
+ * Records an event as a writer of events does (one row of `events`, in a statement of its own: its trigger
+ * creates the deliveries) and wakes the delivery processor as the recorder's listeners are; its id. The
+ * event's `data` is a stand-in: what a delivery carries is whatever the feed serves for it.
  */
 export async function recordEvent(t: TestApp, type: string, eventId: string = randomUUID()): Promise<string> {
-  const fanOut = t.app.get(WebhookFanOut);
-  await t.app.get(DataSource).transaction((db) => fanOut.forEvent(db, { eventId, type }));
+  const subject = type.startsWith('TASK_') ? 'task_id' : 'order_id';
+  await t.app
+    .get(DataSource)
+    .query(`INSERT INTO events (event_id, type, ${subject}, data) VALUES ($1, $2, gen_random_uuid(), $3)`, [
+      eventId,
+      type,
+      { recordedBy: 'test' },
+    ]);
+  t.app.get(WebhookDeliveryProcessor).wake();
   return eventId;
 }
 

@@ -182,21 +182,6 @@ export interface AttemptRecord {
 export class WebhookDeliveriesRepository {
   constructor(private readonly pooled: PooledStatements) {}
 
-  /**
-   * One delivery of the event for every ENABLED endpoint subscribed to its type, in the caller's transaction
-   * (the event's): the subscriptions as they are when the event is recorded. Resolves with how many.
-   */
-  async fanOut(db: EntityManager, event: { eventId: string; type: string }): Promise<number> {
-    const created: unknown[] = await db.query(
-      `INSERT INTO webhook_deliveries (webhook_endpoint_id, event_id, event_type, next_attempt_at)
-       SELECT webhook_endpoint_id, $1, $2, now() FROM webhook_endpoints
-        WHERE status = 'ENABLED' AND (event_types IS NULL OR $2 = ANY (event_types))
-       RETURNING 1`,
-      [event.eventId, event.type],
-    );
-    return created.length;
-  }
-
   async claim(limit: number, leaseSeconds: number, claimToken: string): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
     const rows = await this.pooled.rows<ClaimedRow>(CLAIM, [claimToken, limit, leaseSeconds]);
