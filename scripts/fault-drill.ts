@@ -31,7 +31,8 @@ import { signAccessToken } from '../src/auth/token-signer';
  * /ready 503 while PostgreSQL is down and 200 through a Redis outage (reporting Redis down), /health 200
  * throughout, recovery without a restart, no acknowledged order lost, every accepted task completed (those
  * accepted while Redis was down soon after it is back), one order per Idempotency-Key (retried on either
- * replica), a clean drain.
+ * replica), a clean drain, and every ORDER_CREATED event delivered to a webhook receiver and verified
+ * once everything is back (WebhookDrill).
  * It prints a table per phase and the checks, and exits 1 when one fails. Everything it started is stopped
  * and its directory removed on the way out, also on failure or Ctrl-C (DRILL_KEEP=1 keeps the directory).
  */
@@ -1023,6 +1024,7 @@ function printChecks(violations: Violation[]): void {
     'tasks accepted while Redis was down run once it is back',
     'SIGTERM drains and exits 0',
     'every log line is JSON',
+    ...WebhookDrill.CHECKS,
   ];
   log('');
   for (const check of checks) {
@@ -1052,6 +1054,7 @@ if (require.main === module) {
  * created must have reached the receiver, verified (at least once, so repeats are counted, not refused).
  */
 class WebhookDrill {
+  static readonly CHECKS = ['every event is delivered after the outages', 'every delivery verifies'];
   /** Deliveries received and verified, by webhook-id. */
   private readonly received = new Map<string, number>();
   /** Deliveries that did not verify. */
@@ -1125,16 +1128,16 @@ class WebhookDrill {
           const repeats = [...this.received.values()].filter((n) => n > 1).length;
           for (const id of missing.slice(0, 10))
             violations.push({
-              check: 'every event is delivered after the outages',
+              check: WebhookDrill.CHECKS[0],
               detail: `${id} not received`,
             });
           if (missing.length > 10)
             violations.push({
-              check: 'every event is delivered after the outages',
+              check: WebhookDrill.CHECKS[0],
               detail: `${missing.length - 10} more not received`,
             });
           if (this.forged > 0)
-            violations.push({ check: 'every delivery verifies', detail: `${this.forged} did not verify` });
+            violations.push({ check: WebhookDrill.CHECKS[1], detail: `${this.forged} did not verify` });
           const { rows } = await db.query<{ status: string; n: number }>(
             `SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE webhook_endpoint_id = $1 GROUP BY status`,
             [this.endpointId],
