@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Transactions } from '../database/transactions';
 import { OffsetPage, offsetOf, offsetPage } from '../paging/offset-page';
 import { AppException } from '../problem/app-exception';
 import {
@@ -20,7 +20,7 @@ export interface DeliveryFilters {
 @Injectable()
 export class WebhookDeliveriesService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly processor: WebhookDeliveryProcessor,
   ) {}
@@ -47,7 +47,7 @@ export class WebhookDeliveriesService {
    * until that attempt ends. A PENDING delivery, or one whose endpoint is disabled, is 409.
    */
   async retry(deliveryId: string): Promise<WebhookDelivery> {
-    const delivery = await this.dataSource.transaction(async (db) => {
+    const delivery = await this.transactions.run(async (db) => {
       const found = await this.deliveries.lockWithEndpoint(db, deliveryId);
       if (!found) throw notFound(deliveryId);
       if (!canRetryManually(found.delivery.status, found.endpointEnabled)) {
@@ -60,7 +60,7 @@ export class WebhookDeliveriesService {
       }
       return this.deliveries.retryNow(db, deliveryId);
     });
-    this.processor.wake();
+    await this.transactions.afterCommit(() => this.processor.wake());
     return delivery;
   }
 }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { SecretCipher } from '../encryption/secret-cipher';
+import { Transactions } from '../database/transactions';
 import { EventFeedService } from '../events/event-feed.service';
 import { EventRecorder } from '../events/event-recorder.service';
 import { MetricsService } from '../metrics/metrics.service';
@@ -50,7 +51,7 @@ const MAX_STATEMENTS = 5;
 /** After a failed claim (PostgreSQL away), the next try. */
 const BACKOFF_MS = 1_000;
 const RETENTION_BATCH = 1_000;
-/** A wake-up looks this long after it is asked for (the events' commit), wake-ups meanwhile with it. */
+/** A wake-up looks this long after it is asked for, with every wake-up asked for meanwhile. */
 const WAKE_AFTER_MS = 10;
 
 /**
@@ -83,6 +84,7 @@ export class WebhookDeliveryProcessor
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly feed: EventFeedService,
     private readonly recorder: EventRecorder,
+    private readonly transactions: Transactions,
     private readonly cipher: SecretCipher,
     private readonly metrics: MetricsService,
     policy: DestinationPolicy,
@@ -96,8 +98,8 @@ export class WebhookDeliveryProcessor
   onModuleInit(): void {
     this.queue.registerProcessor(WEBHOOK_QUEUE, (job) => this.run(job), { concurrency: 1 });
     this.queue.onReconnect(() => this.kick());
-    // The statement that recorded events created their deliveries; its transaction commits a moment later.
-    this.recorder.onRecorded(() => this.wake());
+    // The statement that recorded events created their deliveries: a worker looks once they commit.
+    this.recorder.onRecorded(() => void this.transactions.afterCommit(() => this.wake()));
     this.metrics.trackQueue(WEBHOOK_QUEUE);
     this.metrics.trackOldestPendingWebhook(() => this.deliveries.oldestPendingAgeSeconds());
   }
@@ -121,8 +123,7 @@ export class WebhookDeliveryProcessor
   }
 
   /**
-   * Deliveries were created or made due: a worker should look, once their transaction has committed (a
-   * moment later; one that takes longer is found by the timer or the sweep). Here when this process sends
+   * Deliveries were created or made due (committed): a worker should look. Here when this process sends
    * them, else through the queue. Coalesced: many events in a moment make one look.
    */
   wake(): void {

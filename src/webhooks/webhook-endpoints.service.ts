@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { Transactions } from '../database/transactions';
 import { SecretCipher } from '../encryption/secret-cipher';
 import type { EventType } from '../events/domain/event-types';
 import { type ExpectedVersions, satisfies } from '../orders/domain/order';
@@ -45,7 +46,7 @@ export const WEBHOOK_HOST_RESOLVER = Symbol('WEBHOOK_HOST_RESOLVER');
 @Injectable()
 export class WebhookEndpointsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly endpoints: WebhookEndpointsRepository,
     private readonly cipher: SecretCipher,
     private readonly policy: DestinationPolicy,
@@ -56,7 +57,7 @@ export class WebhookEndpointsService {
     await this.checkUrl(fields.url);
     const webhookEndpointId = randomUUID();
     const secret = generateWebhookSecret();
-    const endpoint = await this.dataSource.transaction((db) =>
+    const endpoint = await this.transactions.run((db) =>
       this.endpoints.insert(
         db,
         {
@@ -120,7 +121,7 @@ export class WebhookEndpointsService {
     oldSecretExpiresInSeconds: number = MAX_OLD_SECRET_SECONDS,
     expected: ExpectedVersions,
   ): Promise<EndpointWithSecret> {
-    return this.dataSource.transaction(async (db) => {
+    return this.transactions.run(async (db) => {
       await this.lockExpected(db, webhookEndpointId, expected);
       const context = secretContext(webhookEndpointId);
       const { current } = await this.endpoints.secrets(db, webhookEndpointId);
@@ -138,7 +139,7 @@ export class WebhookEndpointsService {
 
   /** Deletes the endpoint with its deliveries (pending ones are never sent). */
   remove(webhookEndpointId: string, expected: ExpectedVersions): Promise<void> {
-    return this.dataSource.transaction(async (db) => {
+    return this.transactions.run(async (db) => {
       await this.lockExpected(db, webhookEndpointId, expected);
       await this.endpoints.delete(db, webhookEndpointId);
     });
@@ -149,7 +150,7 @@ export class WebhookEndpointsService {
     expected: ExpectedVersions,
     next: (current: EndpointUpdate) => EndpointUpdate,
   ): Promise<WebhookEndpoint> {
-    return this.dataSource.transaction(async (db) => {
+    return this.transactions.run(async (db) => {
       const current = await this.lockExpected(db, webhookEndpointId, expected);
       return this.endpoints.update(
         db,
