@@ -2438,17 +2438,17 @@ export interface components {
          * @description The codes `patchWebhookEndpoint` can answer; its error responses say which status each has.
          * @enum {string}
          */
-        PatchWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "CONCURRENT_MODIFICATION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        PatchWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "CONCURRENT_MODIFICATION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         /**
          * @description The codes `disableWebhookEndpoint` can answer; its error responses say which status each has.
          * @enum {string}
          */
-        DisableWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "CONCURRENT_MODIFICATION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        DisableWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "CONCURRENT_MODIFICATION" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         /**
          * @description The codes `enableWebhookEndpoint` can answer; its error responses say which status each has.
          * @enum {string}
          */
-        EnableWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "CONCURRENT_MODIFICATION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        EnableWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "CONCURRENT_MODIFICATION" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         /**
          * @description The codes `rotateWebhookSecret` can answer; its error responses say which status each has.
          * @enum {string}
@@ -2468,7 +2468,7 @@ export interface components {
          * @description The codes `retryWebhookDelivery` can answer; its error responses say which status each has.
          * @enum {string}
          */
-        RetryWebhookDeliveryErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "INVALID_DELIVERY_STATE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        RetryWebhookDeliveryErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "INVALID_DELIVERY_STATE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
     };
     responses: never;
     parameters: never;
@@ -13362,8 +13362,6 @@ export interface operations {
                 "Accept-Language"?: string;
                 /** @description Change only while the resource has this ETag; otherwise 409 CONCURRENT_MODIFICATION. */
                 "If-Match"?: string;
-                /** @description A uuid per business operation: a retry with the same key and body replays the first response (`Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. */
-                "Idempotency-Key"?: string;
             };
             path: {
                 webhookEndpointId: string;
@@ -13471,7 +13469,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: CONCURRENT_MODIFICATION, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_PROGRESS. */
+            /** @description Conflict: CONCURRENT_MODIFICATION. */
             409: {
                 headers: {
                     /** @description Requests allowed per window for this client. Present when the request was counted. */
@@ -13597,8 +13595,6 @@ export interface operations {
                 "Accept-Language"?: string;
                 /** @description Change only while the resource has this ETag; otherwise 409 CONCURRENT_MODIFICATION. */
                 "If-Match"?: string;
-                /** @description A uuid per business operation: a retry with the same key and body replays the first response (`Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. */
-                "Idempotency-Key"?: string;
             };
             path: {
                 webhookEndpointId: string;
@@ -13702,7 +13698,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: CONCURRENT_MODIFICATION, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_PROGRESS. */
+            /** @description Conflict: CONCURRENT_MODIFICATION. */
             409: {
                 headers: {
                     /** @description Requests allowed per window for this client. Present when the request was counted. */
@@ -13790,8 +13786,6 @@ export interface operations {
                 "Accept-Language"?: string;
                 /** @description Change only while the resource has this ETag; otherwise 409 CONCURRENT_MODIFICATION. */
                 "If-Match"?: string;
-                /** @description A uuid per business operation: a retry with the same key and body replays the first response (`Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. */
-                "Idempotency-Key"?: string;
             };
             path: {
                 webhookEndpointId: string;
@@ -13895,7 +13889,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: CONCURRENT_MODIFICATION, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_PROGRESS. */
+            /** @description Conflict: CONCURRENT_MODIFICATION. */
             409: {
                 headers: {
                     /** @description Requests allowed per window for this client. Present when the request was counted. */
@@ -14538,8 +14532,6 @@ export interface operations {
             header?: {
                 /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
                 "Accept-Language"?: string;
-                /** @description A uuid per business operation: a retry with the same key and body replays the first response (`Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. */
-                "Idempotency-Key"?: string;
             };
             path: {
                 deliveryId: string;
@@ -14641,7 +14633,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: INVALID_DELIVERY_STATE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_PROGRESS. */
+            /** @description Conflict: INVALID_DELIVERY_STATE. */
             409: {
                 headers: {
                     /** @description Requests allowed per window for this client. Present when the request was counted. */

@@ -4,7 +4,6 @@
 export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   "PATCH /api/v1/delivery-addresses/{addressId}",
   "PATCH /api/v1/orders/{orderId}",
-  "PATCH /api/v1/webhook-endpoints/{webhookEndpointId}",
   "POST /api/v1/customers/{customerId}/export",
   "POST /api/v1/delivery-addresses",
   "POST /api/v1/orders",
@@ -18,10 +17,7 @@ export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   "POST /api/v1/orders/{orderId}/refund",
   "POST /api/v1/orders/{orderId}/ship",
   "POST /api/v1/reports/generate",
-  "POST /api/v1/webhook-deliveries/{deliveryId}/retry",
   "POST /api/v1/webhook-endpoints",
-  "POST /api/v1/webhook-endpoints/{webhookEndpointId}/disable",
-  "POST /api/v1/webhook-endpoints/{webhookEndpointId}/enable",
   "POST /api/v1/webhook-endpoints/{webhookEndpointId}/rotate-secret",
 ]);
 

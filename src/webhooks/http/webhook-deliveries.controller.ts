@@ -1,7 +1,6 @@
 import { Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Roles } from '../../auth/decorators';
-import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
 import { OffsetPage } from '../../paging/offset-page';
 import { UuidParam } from '../../validation/uuid-param.decorator';
@@ -47,7 +46,6 @@ export class WebhookDeliveriesController {
 
   @Post(':deliveryId/retry')
   @HttpCode(200)
-  @Idempotent()
   @ApiEndpoint({
     operationId: 'retryWebhookDelivery',
     summary: 'Attempt an ended webhook delivery once more, now',

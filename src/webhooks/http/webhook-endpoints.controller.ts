@@ -86,7 +86,6 @@ export class WebhookEndpointsController {
 
   @Patch(':webhookEndpointId')
   @Consumes(MERGE_PATCH)
-  @Idempotent()
   @ApiEndpoint({
     operationId: 'patchWebhookEndpoint',
     conditional: 'write',
@@ -124,7 +123,6 @@ export class WebhookEndpointsController {
 
   @Post(':webhookEndpointId/disable')
   @HttpCode(200)
-  @Idempotent()
   @ApiEndpoint({
     operationId: 'disableWebhookEndpoint',
     conditional: 'write',
@@ -145,7 +143,6 @@ export class WebhookEndpointsController {
 
   @Post(':webhookEndpointId/enable')
   @HttpCode(200)
-  @Idempotent()
   @ApiEndpoint({
     operationId: 'enableWebhookEndpoint',
     conditional: 'write',
