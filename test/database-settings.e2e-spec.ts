@@ -123,6 +123,31 @@ describe.each(ROUTES)('the limits hold through %s', (_route, url) => {
  * midnight, where a day computed in the session's zone would differ; their own queues, so each app's tasks
  * run under its own sessions.
  */
+describe('a connection lost under a statement', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await bootTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('fails that statement only: the process goes on and the pool serves the next one', async () => {
+    const statements = t.app.get(PooledStatements);
+    const dataSource = t.app.get(DataSource);
+    const marker = `SELECT pg_sleep(30) /* lost ${Date.now()} */`;
+    const lost = statements.rows(marker, []).catch((e: unknown) => e);
+    await until('the statement terminated by the server', async () => {
+      const killed = (await dataSource.query(
+        'SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE query = $1',
+        [marker],
+      )) as Array<{ killed: boolean }>;
+      return killed.some((row) => row.killed) ? true : undefined;
+    });
+    expect(await lost).toBeInstanceOf(Error);
+    await expect(statements.rows('SELECT 1 AS n', [])).resolves.toEqual([{ n: 1 }]);
+  });
+});
+
 describe('no answer depends on the session time zone', () => {
   let a: TestApp;
   let b: TestApp;

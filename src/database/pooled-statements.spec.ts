@@ -23,6 +23,8 @@ function pooled(
       return query === 'COMMIT' ? commit() : Promise.resolve([{}, {}]);
     },
     release,
+    on: jest.fn(),
+    removeListener: jest.fn(),
   };
   const logger = { logQuerySlow: jest.fn(), logQueryError: jest.fn() };
   const dataSource = {

@@ -112,14 +112,20 @@ export class PooledStatements {
    * The three go out together (the pool's clients pipeline: database-options.ts). A failed statement aborts
    * the transaction and the `COMMIT` then ends it as a rollback; the client goes back to the pool only once
    * all three are answered, and is dropped when `BEGIN` or `COMMIT` failed (its connection's state unknown).
+   * A connection lost while the client is out of the pool fails the three queries and is also emitted as the
+   * client's `error` event, which the pool listens to only while the client is idle: without a listener of our
+   * own that event would end the process.
    */
   private async inOwnTransaction(query: QueryConfig): Promise<QueryResult> {
     const client: PoolClient = await this.pool.connect();
+    const ignoreLostConnection = (): void => undefined;
+    client.on('error', ignoreLostConnection);
     const [begun, ran, committed] = await Promise.allSettled([
       client.query(this.begin),
       client.query(query),
       client.query('COMMIT'),
     ]);
+    client.removeListener('error', ignoreLostConnection);
     const broken = [begun, committed].find((r) => r.status === 'rejected');
     client.release(broken ? (broken.reason as Error) : undefined);
     // The first failure is the cause: after a failed BEGIN the statement fails too, for that reason.
