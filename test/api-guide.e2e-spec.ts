@@ -23,7 +23,7 @@ const ROOT = path.resolve(__dirname, '..');
  * PostgreSQL. Each example gets a fresh customer with a product and a CREATED order of their own, so examples
  * neither see nor disturb each other.
  */
-const DOCUMENTS = ['docs/api-guide.md'];
+const DOCUMENTS = ['docs/api-guide.md', 'README.md'];
 
 /** Sections of the API guide that have no example of their own. */
 const GUIDE_WITHOUT_EXAMPLES = ['Before you start'];
