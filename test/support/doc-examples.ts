@@ -1,26 +1,30 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as ts from 'typescript';
 
 /**
  * The runnable examples of a markdown document: fenced blocks whose info string is `sh example` or
- * `ts example`, optionally followed by `status=<code>` (sh: the last HTTP status `curl -i` printed) and
- * `prints=<text>` (the rest of the line: the example's output must contain it, case aside).
+ * `ts example`, optionally followed by `receiver` (a webhook receiver: the test delivers an event to the
+ * server it starts), `status=<code>` (sh: the last HTTP status `curl -i` printed) and `prints=<text>` (the rest
+ * of the line: the example's output must contain it, case aside).
  */
 export interface DocExample {
   /** The `## ` heading the block sits under. */
   section: string;
   language: 'sh' | 'ts';
   code: string;
+  /** A webhook receiver: it starts an HTTP server, and the test delivers an event to it. */
+  receiver?: true;
   status?: number;
   prints?: string;
   /** 1-based line of the opening fence, to find the block. */
   line: number;
 }
 
-const OPENING = /^```(sh|ts) example(?: status=(\d{3}))?(?: prints=(.+))?\s*$/;
+const OPENING = /^```(sh|ts) example(?: (receiver))?(?: status=(\d{3}))?(?: prints=(.+))?\s*$/;
 
 export function docExamples(markdown: string): DocExample[] {
   const examples: DocExample[] = [];
@@ -46,8 +50,9 @@ export function docExamples(markdown: string): DocExample[] {
         section,
         language: fence[1] as 'sh' | 'ts',
         code: '',
-        ...(fence[2] ? { status: Number(fence[2]) } : {}),
-        ...(fence[3] ? { prints: fence[3] } : {}),
+        ...(fence[2] ? { receiver: true as const } : {}),
+        ...(fence[3] ? { status: Number(fence[3]) } : {}),
+        ...(fence[4] ? { prints: fence[4] } : {}),
         line: index + 1,
       };
     }
@@ -184,4 +189,22 @@ export function typeCheckExamples(
       const text = d.file!.text.split('\n')[line]?.trim();
       return `${names.get(d.file!.fileName)}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')} (${text})`;
     });
+}
+
+/**
+ * `node:http` for examples, with servers that listen on a free port of 127.0.0.1 whatever port the example
+ * names (`listen(8080)` in the text), and are kept in `servers` for the test to find and close.
+ */
+export function recordingHttp(servers: http.Server[]): typeof http {
+  const createServer = ((...args: Parameters<typeof http.createServer>) => {
+    const server = http.createServer(...args);
+    const listen = server.listen.bind(server);
+    server.listen = ((...listenArgs: unknown[]) => {
+      const callback = listenArgs.find((arg): arg is () => void => typeof arg === 'function');
+      return listen(0, '127.0.0.1', callback);
+    }) as typeof server.listen;
+    servers.push(server);
+    return server;
+  }) as typeof http.createServer;
+  return { ...http, createServer };
 }
