@@ -14,7 +14,16 @@
  */
 
 /** Domain modules: the business capabilities. */
-const DOMAIN_MODULES = ['orders', 'products', 'users', 'delivery-addresses', 'tasks', 'files', 'webhooks'];
+const DOMAIN_MODULES = [
+  'orders',
+  'products',
+  'users',
+  'delivery-addresses',
+  'tasks',
+  'files',
+  'events',
+  'webhooks',
+];
 
 /** Cross-cutting mechanisms the domain modules build on; they never know a domain module. */
 const CROSS_CUTTING = [

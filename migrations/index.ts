@@ -11,6 +11,7 @@ import { UserSettings1763800013000 } from './1763800013000-user-settings';
 import { DeliveryAddresses1763800013100 } from './1763800013100-delivery-addresses';
 import { OrderCreationReference1763800014000 } from './1763800014000-order-creation-reference';
 import { OrderValuesInRange1763800015000 } from './1763800015000-order-values-in-range';
+import { Events1763800016000 } from './1763800016000-events';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
 export const migrations: Array<new () => MigrationInterface> = [
@@ -26,4 +27,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   DeliveryAddresses1763800013100,
   OrderCreationReference1763800014000,
   OrderValuesInRange1763800015000,
+  Events1763800016000,
 ];

@@ -16,7 +16,7 @@ import { bearer } from './support/tokens';
 
 const README = path.resolve(__dirname, '..', 'client', 'README.md');
 /** Sections of client/README.md that hold no example to run. */
-const WITHOUT_EXAMPLE = ['Install', 'Types', 'Follow the event feed'];
+const WITHOUT_EXAMPLE = ['Install', 'Types'];
 
 /**
  * The examples of client/README.md, one test per section, each doing what its example does against the
@@ -125,6 +125,54 @@ describe('client/README.md', () => {
       seen.push(order.orderId);
     }
     expect(seen).toContain(orderId);
+  });
+
+  section('Follow the event feed', async () => {
+    const saved: string[] = [];
+    const store = { load: async () => saved.at(-1), save: (next: string) => void saved.push(next) };
+    const handled: string[] = [];
+    const reserveShipping = async (id: string, items: unknown[]) => {
+      handled.push(`reserve ${id} ${items.length}`);
+    };
+    const releaseShipping = async (id: string) => {
+      handled.push(`release ${id}`);
+    };
+    // Start where the feed is now (a filter nothing matches ends at once, past every event), then cancel
+    // the order of the sections above and confirm a new one.
+    for await (const _ of client.events.all(
+      { customerId: randomUUID() },
+      { onCursor: (next) => store.save(next) },
+    )) {
+      // none
+    }
+    const cancelled = await client.POST('/api/v1/orders/{orderId}/cancel', {
+      params: { path: { orderId } },
+      body: { reason: 'Changed my mind' },
+    });
+    expect(cancelled.error).toBeUndefined();
+    const created = await client.POST('/api/v1/orders', { body: { items: [{ productId, quantity: 1 }] } });
+    if (created.error) throw created.error;
+    const confirmed = await client.POST('/api/v1/orders/{orderId}/confirm', {
+      params: { path: { orderId: created.data.orderId } },
+    });
+    expect(confirmed.error).toBeUndefined();
+
+    const controller = new AbortController(); // controller.abort() stops the loop
+    let cursor = await store.load(); // undefined the first time: from the oldest event kept
+    const follow = (async () => {
+      for await (const event of client.events.all(
+        { type: ['ORDER_CONFIRMED', 'ORDER_CANCELLED'], cursor, follow: { intervalMs: 20 } },
+        { signal: controller.signal, onCursor: (next) => store.save(next) },
+      )) {
+        if (event.type === 'ORDER_CONFIRMED') await reserveShipping(event.orderId, event.data.items);
+        else if (event.type === 'ORDER_CANCELLED') await releaseShipping(event.orderId);
+        if (handled.length === 2) controller.abort();
+      }
+    })();
+    await expect(follow).rejects.toMatchObject({ name: 'AbortError' });
+    expect(handled).toEqual([`release ${orderId}`, `reserve ${created.data.orderId} 1`]);
+    cursor = await store.load();
+    expect(cursor).toEqual(expect.any(String));
   });
 
   section('Verify a webhook', async () => {

@@ -6,7 +6,7 @@ import createClient, {
 } from 'openapi-fetch';
 import type { HttpMethod, MediaType, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import { attemptingFetch, type RetryOptions, type TokenSource } from './attempts.js';
-import { cursorItems } from './cursor-pages.js';
+import { cursorItems, type FollowOptions } from './cursor-pages.js';
 import type { components, operations, paths } from './generated/openapi.js';
 import { IDEMPOTENT_OPERATIONS, JSON_BODY_MEDIA_TYPES } from './generated/operations.js';
 import { isProblem, ProblemError, UnexpectedResponseError } from './problem-error.js';
@@ -75,6 +75,18 @@ export type OrderFilters = Omit<
   'page' | 'cursor'
 >;
 
+/** An event of the feed: an order event or a task event, told apart by `type`. */
+export type Event = components['schemas']['Event'];
+/** An event's type. */
+export type EventType = Event['type'];
+/**
+ * The feed's filters (`type`, `orderId`, `customerId`), `size` (the page size of the walk), `cursor` (where to
+ * resume: a `nextCursor` stored earlier) and `follow`: keep polling at the end instead of stopping.
+ */
+export type EventFeedQuery = NonNullable<operations['getEvents']['parameters']['query']> & {
+  follow?: boolean | FollowOptions;
+};
+
 export interface OrderServiceClient {
   GET: CallMethod<'get'>;
   POST: CallMethod<'post'>;
@@ -87,6 +99,19 @@ export interface OrderServiceClient {
      * by cursor; throws the `ProblemError` of a page that fails.
      */
     all(filters?: OrderFilters, options?: { signal?: AbortSignal }): AsyncGenerator<Order, void, undefined>;
+  };
+  events: {
+    /**
+     * The change feed (admin): every event matching the filters, oldest first, each once, a page at a time.
+     * Stops where the feed ends for now (`hasNext: false`) unless `follow`, which then polls for more,
+     * waiting longer while nothing comes (`FollowOptions`), until `signal` aborts. `onCursor` is told where
+     * to resume after each page (store it, pass it back as `cursor`). Throws the `ProblemError` of a page
+     * that fails (CURSOR_EXPIRED: the events after the cursor are no longer kept).
+     */
+    all(
+      query?: EventFeedQuery,
+      options?: { signal?: AbortSignal; onCursor?: (cursor: string) => void },
+    ): AsyncGenerator<Event, void, undefined>;
   };
 }
 
@@ -142,6 +167,20 @@ export function createOrderServiceClient(options: ClientOptions): OrderServiceCl
             return data;
           },
           { signal },
+        ),
+    },
+    events: {
+      all: ({ follow, cursor, ...filters } = {}, { signal, onCursor } = {}) =>
+        cursorItems(
+          async (at) => {
+            const { data, error } = await self.GET('/api/v1/events', {
+              params: { query: { ...filters, ...(at === undefined ? {} : { cursor: at }) } },
+              signal,
+            });
+            if (error) throw error;
+            return data;
+          },
+          { follow, cursor, onCursor, signal },
         ),
     },
   };

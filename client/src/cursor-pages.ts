@@ -8,12 +8,24 @@ export interface CursorPage<Item> {
   hasNext: boolean;
 }
 
+/** How a walk that follows a list's end polls for more: a wait that doubles while nothing comes. */
+export interface FollowOptions {
+  /** The first wait after reaching the end, in milliseconds (default 500). */
+  intervalMs?: number;
+  /** The longest wait (default 10 000); back to `intervalMs` as soon as a page brings something. */
+  maxIntervalMs?: number;
+}
+
 export interface CursorItemsOptions {
   /**
-   * At the end of the list, keep asking for what comes after it, every `intervalMs` (default 1000), instead
-   * of stopping: for a list that grows at its end and gives a cursor to resume from (the event feed).
+   * At the end of the list, keep asking for what comes after it instead of stopping, waiting between asks
+   * (`FollowOptions`): for a list that grows at its end and gives a cursor to resume from (the event feed).
    */
-  follow?: boolean | { intervalMs?: number };
+  follow?: boolean | FollowOptions;
+  /** The cursor to start at (one a page gave earlier); the first page without one. */
+  cursor?: string;
+  /** Told the cursor to resume from once a page's items have all been consumed (to store it). */
+  onCursor?: (cursor: string) => void;
   /** Stops the iteration, also while it waits to follow. */
   signal?: AbortSignal;
 }
@@ -27,14 +39,22 @@ export async function* cursorItems<Item>(
   fetchPage: (cursor: string | undefined) => Promise<CursorPage<Item>>,
   options: CursorItemsOptions = {},
 ): AsyncGenerator<Item, void, undefined> {
-  const intervalMs = typeof options.follow === 'object' ? (options.follow.intervalMs ?? 1000) : 1000;
-  let cursor: string | undefined;
+  const follow = typeof options.follow === 'object' ? options.follow : {};
+  const firstWaitMs = follow.intervalMs ?? 500;
+  const longestWaitMs = Math.max(firstWaitMs, follow.maxIntervalMs ?? 10_000);
+  let waitMs = firstWaitMs;
+  let cursor = options.cursor;
   for (;;) {
     options.signal?.throwIfAborted();
     const page = await fetchPage(cursor);
     yield* page.content;
+    if (page.nextCursor !== undefined) options.onCursor?.(page.nextCursor);
     if (page.nextCursor === undefined || (!page.hasNext && !options.follow)) return;
     cursor = page.nextCursor;
-    if (!page.hasNext) await sleep(intervalMs, options.signal);
+    if (page.content.length > 0) waitMs = firstWaitMs;
+    if (!page.hasNext) {
+      await sleep(waitMs, options.signal);
+      if (page.content.length === 0) waitMs = Math.min(waitMs * 2, longestWaitMs);
+    }
   }
 }

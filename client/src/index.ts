@@ -6,11 +6,14 @@ export {
   type CallResult,
   type ClientOptions,
   type ClientPaths,
+  type Event,
+  type EventFeedQuery,
+  type EventType,
   type Order,
   type OrderFilters,
   type OrderServiceClient,
 } from './client.js';
-export { cursorItems, type CursorItemsOptions, type CursorPage } from './cursor-pages.js';
+export { cursorItems, type CursorItemsOptions, type CursorPage, type FollowOptions } from './cursor-pages.js';
 export type { components, operations, paths } from './generated/openapi.js';
 export {
   ProblemError,

@@ -1,10 +1,8 @@
 import { Webhook } from 'standardwebhooks';
+import type { components } from './generated/openapi.js';
 
-/**
- * The event a webhook delivery carries, exactly as `GET /api/v1/events/{eventId}` serves it.
- * TODO(events): the document's event schema, once the service serves the feed; until then the parsed JSON.
- */
-export type WebhookEvent = unknown;
+/** The event a webhook delivery carries, exactly as `GET /api/v1/events/{eventId}` serves it. */
+export type WebhookEvent = components['schemas']['Event'];
 
 /** The headers of the delivery: a fetch `Headers`, or a plain object such as Node's `request.headers`. */
 export type WebhookHeaders = Headers | Record<string, string | readonly string[] | undefined>;
@@ -32,7 +30,8 @@ export function verifyWebhook(
   // A secret that is not `whsec_` + base64 throws here, as the programming error it is.
   const webhook = new Webhook(secret);
   try {
-    return webhook.verify(body, signed);
+    // Signed by the service with this secret: the body is an event as the service serves it.
+    return webhook.verify(body, signed) as WebhookEvent;
   } catch (error) {
     throw new WebhookVerificationError(error instanceof Error ? error.message : String(error), {
       cause: error,

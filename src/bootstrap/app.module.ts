@@ -4,6 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { AppConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { DeliveryAddressesModule } from '../delivery-addresses/delivery-addresses.module';
+import { EventsModule } from '../events/events.module';
 import { FilesModule } from '../files/files.module';
 import { HealthModule } from '../health/health.module';
 import { HttpConventionsModule } from '../http/http-conventions.module';
@@ -54,6 +55,7 @@ const domainModules: ModuleImports = [
   UsersModule,
   ProductsModule,
   DeliveryAddressesModule,
+  EventsModule,
   OrdersModule,
   TasksModule,
   FilesModule,

@@ -33,6 +33,14 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly eventsRecorded = new Counter({
+    name: 'events_recorded_total',
+    help: 'Events recorded by type (counted when the statement writing them returns)',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+  private feedLagSource: (() => Promise<number>) | undefined;
+
   constructor(queue: JobQueue) {
     collectDefaultMetrics({ register: this.registry });
     const queues = this.queues;
@@ -47,6 +55,29 @@ export class MetricsService {
         }
       },
     });
+    const lag = () => this.feedLagSource;
+    new Gauge({
+      name: 'events_feed_lag_seconds',
+      help: 'Age of the oldest committed event the feed cannot serve yet (waiting to be numbered)',
+      registers: [this.registry],
+      async collect() {
+        const source = lag();
+        if (source) this.set(await source().catch(() => -1));
+      },
+    });
+  }
+
+  /** Events of `type` written by a change (`count` of them: a batch writes one per order). */
+  countEvents(type: string, count: number): void {
+    if (count > 0) this.eventsRecorded.inc({ type }, count);
+  }
+
+  /**
+   * The source of `events_feed_lag_seconds`: the age of the oldest committed event the feed cannot serve
+   * yet (the events module gives it; -1 when it cannot be read).
+   */
+  trackFeedLag(source: () => Promise<number>): void {
+    this.feedLagSource = source;
   }
 
   /** Queues whose depth /metrics reports (modules with processors call this). */

@@ -33,6 +33,22 @@ export const schemaRef = (name: string): { $ref: string } => ({ $ref: `#/compone
 /** Localized text of a problem (`detail`, `violations[].message`, a batch item's `detail`). */
 export const PROBLEM_TEXT = text({ min: 1, max: MAX_PROBLEM_TEXT_LENGTH, multiline: true });
 
+/** Schemas declared by name rather than by a class (a union of classes): see `declareSchema`. */
+const DECLARED_SCHEMAS = new Map<string, SchemaObject>();
+
+/**
+ * Declares the component `name` (e.g. a discriminated `oneOf` of response classes, which no class can
+ * express) and returns a reference to it; the document builder adds every declared component.
+ */
+export function declareSchema(name: string, schema: SchemaObject): { $ref: string } {
+  DECLARED_SCHEMAS.set(name, schema);
+  return schemaRef(name);
+}
+
+export function declaredSchemas(): Record<string, SchemaObject> {
+  return Object.fromEntries(DECLARED_SCHEMAS);
+}
+
 const longest = (values: readonly string[]): number => Math.max(...values.map((value) => value.length));
 
 /** Zero-based position of an item in a batch request. */

@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { type Caller, isAdmin } from '../auth/caller';
 import { BatchOutcome, failed, succeeded } from '../batch/batch-outcome';
+import { actionEventType } from '../events/domain/event-types';
 import { AppException } from '../problem/app-exception';
 import { ProductStockService } from '../products/product-stock.service';
 import { ExpectedVersions, Order, OrderBody, quantitiesByProduct } from './domain/order';
@@ -111,7 +112,12 @@ export class OrderActionsService implements OnModuleInit {
       );
       const confirmed = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value] : []));
       // A confirm's changes depend on nothing of the order: one plan's are every confirmed order's.
-      if (saved) await this.changes.saveMany(db, confirmed, { fields: saved.fields, stamp: saved.stamp });
+      if (saved) {
+        await this.changes.saveMany(db, caller, confirmed, actionEventType('confirm'), {
+          fields: saved.fields,
+          stamp: saved.stamp,
+        });
+      }
       return outcomes;
     });
   }

@@ -11,6 +11,7 @@ import {
 } from '../batch/batch-outcome';
 import { IndexedItem, settleInSavepoints } from '../batch/batch-savepoints';
 import { DeliveryAddressesService } from '../delivery-addresses/delivery-addresses.service';
+import { EventRecorder } from '../events/event-recorder.service';
 import { AppException } from '../problem/app-exception';
 import type { ExpectedVersions, OrderBody, PricedLine, RequestedLine } from './domain/order';
 import { totalViolation } from './domain/order-lines';
@@ -33,6 +34,7 @@ export class OrderBatchService {
     private readonly items: OrderItemsService,
     private readonly lines: OrderLinePricingService,
     private readonly addresses: DeliveryAddressesService,
+    private readonly events: EventRecorder,
   ) {}
 
   /**
@@ -65,7 +67,13 @@ export class OrderBatchService {
         db,
         pricedByItem.filter(({ index }) => !refusedIndexes.has(index)),
         (savepoint, lines) =>
-          this.orders.insertSingleLineOrders(savepoint, caller.userId, lines, deliveryAddress),
+          this.orders.insertSingleLineOrders(
+            savepoint,
+            caller.userId,
+            lines,
+            deliveryAddress,
+            this.events.order('ORDER_CREATED', caller.userId),
+          ),
       );
       return [...refused.map(({ index, failure }) => failed<string>(index, failure)), ...written];
     });

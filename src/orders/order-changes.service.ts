@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller';
+import { operationEventType, type OrderEventType } from '../events/domain/event-types';
+import { EventRecorder } from '../events/event-recorder.service';
 import { AppException } from '../problem/app-exception';
 import { ExpectedVersions, Order, OrderBody, OrderFieldChanges, satisfies } from './domain/order';
 import { isAllowed, OrderOperation, OrderTimestampField } from './domain/order-state-machine';
@@ -20,7 +22,9 @@ export interface ChangeOutcome {
  * current version (else 409 CONCURRENT_MODIFICATION) and that its state allows the operation (else 409
  * INVALID_ORDER_STATE); then the change runs and the order is saved with its total recomputed, its
  * version bumped and `updatedAt` set. The change resolves to the order's v1 body as it now is, rendered by
- * the statement that saved it, before the transaction commits.
+ * the statement that saved it, before the transaction commits; the same statement records the operation's
+ * event (events/domain/event-types.ts `operationEventType`) with that body as its data, so the event commits
+ * with the change, and a refused change (which throws before the save) records none.
  */
 @Injectable()
 export class OrderChanges {
@@ -28,6 +32,7 @@ export class OrderChanges {
     private readonly dataSource: DataSource,
     private readonly orders: OrdersRepository,
     private readonly deletionHooks: OrderDeletionHooks,
+    private readonly events: EventRecorder,
   ) {}
 
   run(
@@ -40,19 +45,20 @@ export class OrderChanges {
     return this.dataSource.transaction(async (db) => {
       const order = await this.lock(db, caller, orderId, operation, expected);
       const outcome = (await apply(db, order)) ?? {};
-      return this.orders.save(db, order.orderId, outcome.fields ?? {}, outcome.stamp);
+      const event = this.events.order(operationEventType(operation), caller.userId);
+      return this.orders.save(db, order.orderId, outcome.fields ?? {}, outcome.stamp, event);
     });
   }
 
   /**
    * Deletes the order if the operation `delete` is allowed on it, with what other modules keep for it
-   * (OrderDeletionHooks), all in one transaction.
+   * (OrderDeletionHooks), all in one transaction, recording ORDER_DELETED with the order as it was.
    */
   remove(caller: Caller, orderId: string, expected: ExpectedVersions): Promise<void> {
     return this.dataSource.transaction(async (db) => {
       const order = await this.lock(db, caller, orderId, 'delete', expected);
       await this.deletionHooks.run(db, order.orderId);
-      await this.orders.delete(db, order.orderId);
+      await this.orders.delete(db, order.orderId, this.events.order('ORDER_DELETED', caller.userId));
     });
   }
 
@@ -65,9 +71,19 @@ export class OrderChanges {
     return new Map(orders.map((order) => [order.orderId, order]));
   }
 
-  /** Saves the same outcome of a change of many orders in one statement, with the effects of `run`'s save. */
-  async saveMany(db: EntityManager, orderIds: readonly string[], outcome: ChangeOutcome): Promise<void> {
-    await this.orders.saveMany(db, orderIds, outcome.fields ?? {}, outcome.stamp);
+  /**
+   * Saves the same outcome of a change of many orders by `caller` in one statement, with the effects of
+   * `run`'s save: an event of `type` for each order.
+   */
+  async saveMany(
+    db: EntityManager,
+    caller: Caller,
+    orderIds: readonly string[],
+    type: OrderEventType,
+    outcome: ChangeOutcome,
+  ): Promise<void> {
+    const event = this.events.order(type, caller.userId);
+    await this.orders.saveMany(db, orderIds, outcome.fields ?? {}, outcome.stamp, event);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type Caller, isAdmin } from '../auth/caller';
 import { DeliveryAddressesService } from '../delivery-addresses/delivery-addresses.service';
+import { EventRecorder } from '../events/event-recorder.service';
 import { AppException } from '../problem/app-exception';
 import { UsersService } from '../users/users.service';
 import {
@@ -26,13 +27,14 @@ export class OrderEditingService {
     private readonly lines: OrderLinePricingService,
     private readonly users: UsersService,
     private readonly addresses: DeliveryAddressesService,
+    private readonly events: EventRecorder,
   ) {}
 
   /**
    * No transaction: the catalogue read only prices the lines (stock is reserved at confirm), and the order
    * with its lines and total is written and returned by one statement, atomic by itself. Without a
    * `deliveryAddress` the order takes a copy of the customer's default delivery address, if any (read
-   * beside the catalogue, so it adds no round trip to the answer).
+   * beside the catalogue, so it adds no round trip to the answer). The insert records ORDER_CREATED itself.
    */
   async create(
     caller: Caller,
@@ -47,7 +49,11 @@ export class OrderEditingService {
     ]);
     this.lines.assertStorableTotal(priced);
     if (customerId !== caller.userId) await this.users.ensureCustomer(customerId);
-    return this.orders.insert({ customerId, deliveryAddress, note: draft.note, creation }, priced);
+    return this.orders.insert(
+      { customerId, deliveryAddress, note: draft.note, creation },
+      priced,
+      this.events.order('ORDER_CREATED', caller.userId),
+    );
   }
 
   /** PUT: items, delivery address and note replaced; absent means removed. Only while CREATED. */

@@ -2,9 +2,11 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BatchModule } from '../batch/batch.module';
 import { DeliveryAddressesModule } from '../delivery-addresses/delivery-addresses.module';
+import { EventsModule } from '../events/events.module';
 import { ProductsModule } from '../products/products.module';
 import { OrderActionsController } from './http/order-actions.controller';
 import { OrderBatchController } from './http/order-batch.controller';
+import { OrderEventsController } from './http/order-events.controller';
 import { OrderItemsController } from './http/order-items.controller';
 import { OrderStatusLegacyController } from './http/order-status-legacy.controller';
 import { OrdersV2Controller } from './http/orders-v2.controller';
@@ -39,11 +41,13 @@ import { OrdersRepository } from './persistence/orders.repository';
     BatchModule,
     ProductsModule,
     DeliveryAddressesModule,
+    EventsModule,
   ],
   controllers: [
     OrdersController,
     OrderActionsController,
     OrderItemsController,
+    OrderEventsController,
     OrderBatchController,
     OrderStatusLegacyController,
     OrdersV2Controller,

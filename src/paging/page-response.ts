@@ -1,5 +1,5 @@
 import { Type } from '@nestjs/common';
-import { boolean, integer, listOf, nested, patterned, ResponseField } from '../validation/fields';
+import { boolean, FieldKind, integer, listOf, nested, patterned, ResponseField } from '../validation/fields';
 import { MAX_PAGE_SIZE, PAGE, PAGE_SIZE } from './offset-page';
 
 /** Counts of rows and pages: a JSON number carries them exactly up to 2^53 − 1. */
@@ -17,13 +17,25 @@ export const CURSOR = patterned({
   format: 'cursor',
 });
 
+/** A page's items: of a response class, or of a schema declared by name (a union: `declareSchema`). */
+export type PageItem<T> = Type<T> | { $ref: string };
+
+/** The `content` of a page of `item`. */
+export function pageContent<T>(item: PageItem<T>): FieldKind {
+  if (typeof item === 'function') return listOf(nested(item), { max: MAX_PAGE_SIZE });
+  return {
+    schema: { type: 'array', items: item, maxItems: MAX_PAGE_SIZE } as FieldKind['schema'],
+    constraints: () => [],
+  };
+}
+
 /**
  * The OpenAPI schema of an offset page of `item`, named `<name>` in the document.
  * One definition for every paged list, so the page shape cannot drift between resources.
  */
-export function OffsetPageResponse<T>(item: Type<T>, name: string): Type<{ content: T[] }> {
+export function OffsetPageResponse<T>(item: PageItem<T>, name: string): Type<{ content: T[] }> {
   class Page {
-    @ResponseField(listOf(nested(item), { max: MAX_PAGE_SIZE }))
+    @ResponseField(pageContent(item))
     content: T[];
 
     @ResponseField(PAGE, { description: 'First page is 1.' })

@@ -7,6 +7,7 @@ import { BlobStorage } from '../storage/blob-storage';
 import { FAILURE_CODES, MAX_TASK_ATTEMPTS, Task } from './domain/task';
 import { TasksRepository } from './persistence/tasks.repository';
 import { TASK_QUEUES, TaskDispatcher } from './task-dispatcher.service';
+import { TaskEndings } from './task-endings.service';
 
 export const MAINTENANCE_QUEUE = 'task-maintenance';
 
@@ -43,6 +44,7 @@ export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap {
     private readonly queue: JobQueue,
     private readonly tasks: TasksRepository,
     private readonly dispatcher: TaskDispatcher,
+    private readonly endings: TaskEndings,
     private readonly storage: BlobStorage,
     private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -100,7 +102,7 @@ export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap {
       const state = await this.queue.jobState(TASK_QUEUES[task.type], task.jobId);
       if (state === 'waiting' || state === 'delayed' || state === 'active') return 'alive';
       if (task.attempts >= MAX_TASK_ATTEMPTS) {
-        const done = await this.tasks.fail(task.taskId, {
+        const done = await this.endings.fail(task.taskId, {
           code: FAILURE_CODES[task.type],
           args: { attempts: task.attempts },
         });

@@ -1,10 +1,10 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { MetricsService } from '../metrics/metrics.service';
 import { JobInterrupted, JobQueue, QueuedJob } from '../queue/job-queue';
 import { FAILURE_CODES, TaskType } from './domain/task';
 import { TasksRepository } from './persistence/tasks.repository';
 import { TASK_QUEUES, TaskJob } from './task-dispatcher.service';
+import { TaskEndings } from './task-endings.service';
 import { TaskCancelled, TaskHandlers, TaskRun } from './task-handlers';
 
 /**
@@ -23,7 +23,7 @@ export class TaskRunner implements OnModuleInit {
     private readonly queue: JobQueue,
     private readonly handlers: TaskHandlers,
     private readonly tasks: TasksRepository,
-    private readonly dataSource: DataSource,
+    private readonly endings: TaskEndings,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -50,10 +50,7 @@ export class TaskRunner implements OnModuleInit {
         if (!(await this.tasks.progress(task.taskId, percent))) throw new TaskCancelled(task.taskId);
       },
       complete: async (writeResult) => {
-        await this.dataSource.transaction(async (db) => {
-          const result = await writeResult(db);
-          if (!(await this.tasks.complete(db, task.taskId, result))) throw new TaskCancelled(task.taskId);
-        });
+        if (!(await this.endings.complete(task.taskId, writeResult))) throw new TaskCancelled(task.taskId);
       },
     };
     try {
@@ -81,6 +78,6 @@ export class TaskRunner implements OnModuleInit {
   private async exhausted(type: TaskType, taskId: string, attempts: number, error: Error): Promise<void> {
     this.metrics.countJobFailure(type);
     this.logger.error({ msg: 'task failed for good', taskId, attempts, reason: error.message }, undefined);
-    await this.tasks.fail(taskId, { code: FAILURE_CODES[type], args: { attempts } });
+    await this.endings.fail(taskId, { code: FAILURE_CODES[type], args: { attempts } });
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { EventsModule } from '../events/events.module';
 import { OrdersModule } from '../orders/orders.module';
 import { CustomerExportProcessor } from './customer-export.processor';
 import { CustomerExportsController, ExportsController } from './http/exports.controller';
@@ -11,6 +12,7 @@ import { TaskEntity } from './persistence/task.entity';
 import { TasksRepository } from './persistence/tasks.repository';
 import { ReportGenerationProcessor } from './report-generation.processor';
 import { TaskDispatcher } from './task-dispatcher.service';
+import { TaskEndings } from './task-endings.service';
 import { TaskHandlers } from './task-handlers';
 import { TaskMaintenance } from './task-maintenance.service';
 import { TaskResultsService } from './task-results.service';
@@ -23,12 +25,13 @@ import { TasksService } from './tasks.service';
  * roles; maintenance jobs reconcile, expire and clean up.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([TaskEntity, ReportEntity, ExportEntity]), OrdersModule],
+  imports: [TypeOrmModule.forFeature([TaskEntity, ReportEntity, ExportEntity]), OrdersModule, EventsModule],
   controllers: [TasksController, ReportsController, CustomerExportsController, ExportsController],
   providers: [
     TasksRepository,
     TaskHandlers,
     TaskDispatcher,
+    TaskEndings,
     TasksService,
     TaskResultsService,
     TaskRunner,

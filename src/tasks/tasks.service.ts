@@ -6,6 +6,7 @@ import { UsersService } from '../users/users.service';
 import { ExportFormat, ReportParameters, Task, TaskType } from './domain/task';
 import { TasksRepository } from './persistence/tasks.repository';
 import { TaskDispatcher } from './task-dispatcher.service';
+import { TaskEndings } from './task-endings.service';
 
 /**
  * Starting, reading and cancelling tasks. A task row is committed before its job is queued, so a task the
@@ -16,6 +17,7 @@ export class TasksService {
   constructor(
     private readonly tasks: TasksRepository,
     private readonly dispatcher: TaskDispatcher,
+    private readonly endings: TaskEndings,
     private readonly users: UsersService,
   ) {}
 
@@ -48,7 +50,7 @@ export class TasksService {
   /** PENDING or PROCESSING → CANCELLED; a running processor stops at its next progress step. */
   async cancel(caller: Caller, taskId: string): Promise<Task> {
     const task = await this.get(caller, taskId);
-    const cancelled = await this.tasks.cancel(taskId);
+    const cancelled = await this.endings.cancel(taskId, caller.userId);
     if (cancelled) return cancelled;
     // It ended before (or while) we looked: say in which state.
     const current = (await this.tasks.read(taskId)) ?? task;

@@ -334,6 +334,85 @@ describe('createOrderServiceClient', () => {
       await expect(walk()).rejects.toMatchObject({ name: 'ProblemError', code: 'VALIDATION_ERROR' });
     });
   });
+
+  describe('events.all', () => {
+    const event = (sequence: number) => ({
+      eventId: `e${sequence}`,
+      type: 'ORDER_CREATED',
+      sequence,
+      occurredAt: '2026-11-26T10:00:00Z',
+      orderId: 'o',
+      customerId: 'c',
+      data: { orderId: 'o' },
+    });
+    const page = (content: unknown[], nextCursor: string, hasNext: boolean) => ({
+      content,
+      size: 2,
+      nextCursor,
+      hasNext,
+      hasPrev: false,
+    });
+
+    it('walks the feed from the start with the filters, and stops where it ends for now', async () => {
+      server = await localServer((request) => {
+        const cursor = new URL(request.url, 'http://x').searchParams.get('cursor');
+        return ok(cursor === null ? page([event(1), event(2)], 's2', true) : page([event(3)], 's3', false));
+      });
+      const client = createOrderServiceClient({ baseUrl: server.baseUrl });
+      const cursors: string[] = [];
+      const sequences: number[] = [];
+      for await (const item of client.events.all(
+        { type: ['ORDER_CREATED', 'ORDER_UPDATED'], customerId: 'c', size: 2 },
+        { onCursor: (cursor) => cursors.push(cursor) },
+      )) {
+        sequences.push(item.sequence);
+      }
+      expect(sequences).toEqual([1, 2, 3]);
+      expect(cursors).toEqual(['s2', 's3']);
+      expect(server.received.map((r) => r.url)).toEqual([
+        '/api/v1/events?type=ORDER_CREATED&type=ORDER_UPDATED&customerId=c&size=2',
+        '/api/v1/events?type=ORDER_CREATED&type=ORDER_UPDATED&customerId=c&size=2&cursor=s2',
+      ]);
+    });
+
+    it('with follow, resumes from a stored cursor and polls the end until the signal aborts', async () => {
+      server = await localServer((request, index) => {
+        const cursor = new URL(request.url, 'http://x').searchParams.get('cursor');
+        return ok(index === 2 ? page([event(9)], 's9', false) : page([], cursor ?? 'start', false));
+      });
+      const client = createOrderServiceClient({ baseUrl: server.baseUrl });
+      const controller = new AbortController();
+      const sequences: number[] = [];
+      const walk = (async () => {
+        for await (const item of client.events.all(
+          { cursor: 's8', follow: { intervalMs: 5 } },
+          { signal: controller.signal },
+        )) {
+          sequences.push(item.sequence);
+        }
+      })();
+      await waitFor(() => server.received.length >= 4);
+      controller.abort();
+      await expect(walk).rejects.toMatchObject({ name: 'AbortError' });
+      expect(sequences).toEqual([9]);
+      expect(server.received.slice(0, 4).map((r) => r.url)).toEqual([
+        '/api/v1/events?cursor=s8',
+        '/api/v1/events?cursor=s8',
+        '/api/v1/events?cursor=s8',
+        '/api/v1/events?cursor=s9',
+      ]);
+    });
+
+    it('throws the ProblemError of a page that fails: CURSOR_EXPIRED is a VALIDATION_ERROR', async () => {
+      const client = await clientOf(() => problem(400, 'VALIDATION_ERROR'));
+      const walk = async () => {
+        for await (const _ of client.events.all({ cursor: 'old' })) {
+          // consumes
+        }
+      };
+      await expect(walk()).rejects.toMatchObject({ name: 'ProblemError', code: 'VALIDATION_ERROR' });
+    });
+  });
 });
 
 async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {

@@ -73,6 +73,57 @@ describe('cursorItems', () => {
     expect(items).toEqual([1, 2]);
   });
 
+  it('with follow, waits longer while pages stay empty, and from the start again once items come', async () => {
+    const answers: Array<CursorPage<number>> = [
+      { content: [1], nextCursor: 'c', hasNext: false },
+      { content: [], nextCursor: 'c', hasNext: false },
+      { content: [], nextCursor: 'c', hasNext: false },
+      { content: [], nextCursor: 'c', hasNext: false },
+      { content: [2], nextCursor: 'd', hasNext: false },
+      { content: [], nextCursor: 'd', hasNext: false },
+    ];
+    const askedAt: number[] = [];
+    const fetchPage = async () => {
+      askedAt.push(performance.now());
+      const answer = answers.shift();
+      if (!answer) throw new Error('done');
+      return answer;
+    };
+    const items: number[] = [];
+    const walk = async () => {
+      for await (const item of cursorItems(fetchPage, { follow: { intervalMs: 20, maxIntervalMs: 60 } })) {
+        items.push(item);
+      }
+    };
+    await expect(walk()).rejects.toThrow('done');
+    expect(items).toEqual([1, 2]);
+    const waits = askedAt.slice(1).map((at, i) => at - askedAt[i]);
+    // 20 after the first page, then 20 (empty), 40 (empty), 60 (the cap), and 20 again after items came.
+    const expected = [20, 20, 40, 60, 20, 20];
+    waits.forEach((wait, i) => {
+      expect(wait).toBeGreaterThanOrEqual(expected[i] - 2);
+      expect(wait).toBeLessThan(expected[i] + 35);
+    });
+  });
+
+  it('starts at a given cursor and reports where to resume after each page', async () => {
+    const list = pagedList({
+      s5: { content: [6], nextCursor: 's6', hasNext: true },
+      s6: { content: [7], nextCursor: 's7', hasNext: false },
+    });
+    const cursors: string[] = [];
+    const items: number[] = [];
+    for await (const item of cursorItems(list.fetchPage, {
+      cursor: 's5',
+      onCursor: (c) => cursors.push(c),
+    })) {
+      items.push(item);
+    }
+    expect(items).toEqual([6, 7]);
+    expect(list.asked).toEqual(['s5', 's6']);
+    expect(cursors).toEqual(['s6', 's7']);
+  });
+
   it('passes on the error of a page', async () => {
     const list = pagedList({ first: { content: [1], nextCursor: 'gone', hasNext: true } });
     const items: number[] = [];

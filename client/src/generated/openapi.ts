@@ -185,6 +185,50 @@ export interface paths {
         patch: operations["patchDeliveryAddress"];
         trace?: never;
     };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the change feed of orders and tasks (admin)
+         * @description Events oldest first by `sequence`. Follow `nextCursor` (present on every page, also an empty one) to see every event exactly once and in `sequence` order, even while transactions commit out of order: an event is served from its commit on. `hasNext` says whether more can be served now. A cursor pointing before events retention has deleted is 400 VALIDATION_ERROR (violation CURSOR_EXPIRED).
+         *
+         *     Allowed roles: ADMIN.
+         */
+        get: operations["getEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one event (admin)
+         * @description The event exactly as the feed and its webhook deliveries carry it.
+         *
+         *     Allowed roles: ADMIN.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/orders": {
         parameters: {
             query?: never;
@@ -421,6 +465,26 @@ export interface paths {
          * @description Only while CREATED; the total is recomputed.
          */
         delete: operations["deleteOrderItem"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/orders/{orderId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the events of an order
+         * @description The order's events, oldest first, for its owner and admins (as reading the order).
+         */
+        get: operations["getOrderEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -926,6 +990,8 @@ export interface components {
             isDefault?: boolean;
         };
         /** @enum {string} */
+        OrderEventType: "ORDER_CREATED" | "ORDER_UPDATED" | "ORDER_CONFIRMED" | "ORDER_SHIPPED" | "ORDER_DELIVERED" | "ORDER_CANCELLED" | "ORDER_REFUNDED" | "ORDER_DELETED";
+        /** @enum {string} */
         OrderStatus: "CREATED" | "CONFIRMED" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
         DeliveryAddressResponse: {
             /** @example Tverskaya 1 */
@@ -1003,6 +1069,140 @@ export interface components {
             carrier?: string;
             cancellationReason?: string;
             refundReason?: string;
+        };
+        OrderEvent: {
+            /**
+             * Format: uuid
+             * @description Also the `webhook-id` of its deliveries.
+             */
+            eventId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ORDER_CREATED" | "ORDER_UPDATED" | "ORDER_CONFIRMED" | "ORDER_SHIPPED" | "ORDER_DELIVERED" | "ORDER_CANCELLED" | "ORDER_REFUNDED" | "ORDER_DELETED";
+            /**
+             * Format: int64
+             * @description Given at commit: increasing in commit order, with gaps. The feed is ordered by it.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-31T12:00:00Z
+             */
+            occurredAt: string;
+            /** Format: uuid */
+            orderId: string;
+            /**
+             * Format: uuid
+             * @description The order's customer.
+             */
+            customerId: string;
+            /**
+             * Format: uuid
+             * @description The user whose request caused it; absent when the service did it.
+             */
+            actorId?: string;
+            /** @description The order as GET /api/v1/orders/{orderId} returned it right after the change (for ORDER_DELETED, as it was). */
+            data: components["schemas"]["OrderResponse"];
+        };
+        /** @enum {string} */
+        TaskEventType: "TASK_COMPLETED" | "TASK_FAILED" | "TASK_CANCELLED";
+        /** @enum {string} */
+        TaskType: "REPORT_GENERATION" | "CUSTOMER_EXPORT";
+        /** @enum {string} */
+        TaskStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+        /**
+         * @description Machine-readable error code; clients branch on it. New codes may be added (non-breaking). HTTP status of each: VALIDATION_ERROR 400, BAD_REQUEST 400, BATCH_SIZE_EXCEEDED 400, BATCH_TRANSACTION_FAILED 400, UNAUTHORIZED 401, ACCESS_DENIED 403, CUSTOMER_BLOCKED 403, RESOURCE_NOT_FOUND 404, ORDER_NOT_FOUND 404, PRODUCT_NOT_FOUND 404, ITEM_NOT_FOUND 404, TASK_NOT_FOUND 404, EVENT_NOT_FOUND 404, ATTACHMENT_NOT_FOUND 404, USER_NOT_FOUND 404, REPORT_NOT_FOUND 404, EXPORT_NOT_FOUND 404, ADDRESS_NOT_FOUND 404, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, INVALID_ORDER_STATE 409, INVALID_TASK_STATE 409, ORDER_EMPTY 409, INSUFFICIENT_STOCK 409, PRODUCT_OUT_OF_STOCK 409, PRODUCT_DISCONTINUED 409, INSUFFICIENT_BALANCE 409, DELIVERY_ADDRESS_MISSING 409, CONCURRENT_MODIFICATION 409, IDEMPOTENCY_KEY_REUSED 409, IDEMPOTENCY_KEY_IN_PROGRESS 409, ENDPOINT_REMOVED 410, PAYLOAD_TOO_LARGE 413, FILE_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, UNSUPPORTED_FILE_TYPE 415, URI_TOO_LONG 414, RATE_LIMIT_EXCEEDED 429, HEADERS_TOO_LARGE 431, INTERNAL_ERROR 500, REPORT_GENERATION_FAILED 500, EXPORT_DATA_UNAVAILABLE 500, SERVICE_UNAVAILABLE 503, EXT_SYSTEM_UNAVAILABLE 503.
+         * @enum {string}
+         */
+        ErrorCode: "VALIDATION_ERROR" | "BAD_REQUEST" | "BATCH_SIZE_EXCEEDED" | "BATCH_TRANSACTION_FAILED" | "UNAUTHORIZED" | "ACCESS_DENIED" | "CUSTOMER_BLOCKED" | "RESOURCE_NOT_FOUND" | "ORDER_NOT_FOUND" | "PRODUCT_NOT_FOUND" | "ITEM_NOT_FOUND" | "TASK_NOT_FOUND" | "EVENT_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "USER_NOT_FOUND" | "REPORT_NOT_FOUND" | "EXPORT_NOT_FOUND" | "ADDRESS_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "INVALID_ORDER_STATE" | "INVALID_TASK_STATE" | "ORDER_EMPTY" | "INSUFFICIENT_STOCK" | "PRODUCT_OUT_OF_STOCK" | "PRODUCT_DISCONTINUED" | "INSUFFICIENT_BALANCE" | "DELIVERY_ADDRESS_MISSING" | "CONCURRENT_MODIFICATION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "ENDPOINT_REMOVED" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "URI_TOO_LONG" | "RATE_LIMIT_EXCEEDED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "REPORT_GENERATION_FAILED" | "EXPORT_DATA_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "EXT_SYSTEM_UNAVAILABLE";
+        TaskErrorResponse: {
+            code: components["schemas"]["ErrorCode"];
+            /** @description Human-readable text in the language of `Accept-Language`. */
+            detail: string;
+        };
+        TaskResponse: {
+            /** Format: uuid */
+            taskId: string;
+            type: components["schemas"]["TaskType"];
+            status: components["schemas"]["TaskStatus"];
+            /**
+             * Format: int32
+             * @description While PROCESSING; 100 when COMPLETED.
+             */
+            progress?: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-31T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Present once the task changed (started, progressed, ended).
+             * @example 2026-01-31T12:00:00Z
+             */
+            updatedAt?: string;
+            /**
+             * Format: date-time
+             * @description When COMPLETED or FAILED.
+             * @example 2026-01-31T12:00:00Z
+             */
+            completedAt?: string;
+            /**
+             * @description Path of the result; only when COMPLETED.
+             * @example /api/v1/reports/4b0c8f9e-3d1a-4f57-8a43-0f5f3c1d2e6b
+             */
+            resultUrl?: string;
+            /** @description Only when FAILED. */
+            error?: components["schemas"]["TaskErrorResponse"];
+        };
+        TaskEvent: {
+            /**
+             * Format: uuid
+             * @description Also the `webhook-id` of its deliveries.
+             */
+            eventId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "TASK_COMPLETED" | "TASK_FAILED" | "TASK_CANCELLED";
+            /**
+             * Format: int64
+             * @description Given at commit: increasing in commit order, with gaps. The feed is ordered by it.
+             */
+            sequence: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-31T12:00:00Z
+             */
+            occurredAt: string;
+            /** Format: uuid */
+            taskId: string;
+            /**
+             * Format: uuid
+             * @description The exported customer of a CUSTOMER_EXPORT; absent for a report.
+             */
+            customerId?: string;
+            /**
+             * Format: uuid
+             * @description The user whose request caused it; absent when the service did it.
+             */
+            actorId?: string;
+            /** @description The task as GET /api/v1/tasks/{taskId} returns it (a failure text in the default language). */
+            data: components["schemas"]["TaskResponse"];
+        };
+        EventFeedPageResponse: {
+            content: components["schemas"]["Event"][];
+            /** Format: int32 */
+            size: number;
+            /** @description Where to resume: on every page, also an empty or the last one for now. */
+            nextCursor: string;
+            /** @description Whether events the feed can serve now follow this page. */
+            hasNext: boolean;
+            /** @description Always false: the feed is read forwards. */
+            hasPrev: boolean;
         };
         OrderPageResponse: {
             content: components["schemas"]["OrderResponse"][];
@@ -1156,17 +1356,26 @@ export interface components {
             /** Format: int32 */
             quantity: number;
         };
+        EventPageResponse: {
+            content: components["schemas"]["Event"][];
+            /**
+             * Format: int32
+             * @description First page is 1.
+             */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
         CreateOrdersBatchRequest: {
             /** @description 1 to 100 items; more is 400 BATCH_SIZE_EXCEEDED. */
             items: components["schemas"]["CreateOrderItemDto"][];
         };
         /** @enum {string} */
         BatchItemStatus: "SUCCESS" | "ERROR";
-        /**
-         * @description Machine-readable error code; clients branch on it. New codes may be added (non-breaking). HTTP status of each: VALIDATION_ERROR 400, BAD_REQUEST 400, BATCH_SIZE_EXCEEDED 400, BATCH_TRANSACTION_FAILED 400, UNAUTHORIZED 401, ACCESS_DENIED 403, CUSTOMER_BLOCKED 403, RESOURCE_NOT_FOUND 404, ORDER_NOT_FOUND 404, PRODUCT_NOT_FOUND 404, ITEM_NOT_FOUND 404, TASK_NOT_FOUND 404, ATTACHMENT_NOT_FOUND 404, USER_NOT_FOUND 404, REPORT_NOT_FOUND 404, EXPORT_NOT_FOUND 404, ADDRESS_NOT_FOUND 404, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, INVALID_ORDER_STATE 409, INVALID_TASK_STATE 409, ORDER_EMPTY 409, INSUFFICIENT_STOCK 409, PRODUCT_OUT_OF_STOCK 409, PRODUCT_DISCONTINUED 409, INSUFFICIENT_BALANCE 409, DELIVERY_ADDRESS_MISSING 409, CONCURRENT_MODIFICATION 409, IDEMPOTENCY_KEY_REUSED 409, IDEMPOTENCY_KEY_IN_PROGRESS 409, ENDPOINT_REMOVED 410, PAYLOAD_TOO_LARGE 413, FILE_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, UNSUPPORTED_FILE_TYPE 415, URI_TOO_LONG 414, RATE_LIMIT_EXCEEDED 429, HEADERS_TOO_LARGE 431, INTERNAL_ERROR 500, REPORT_GENERATION_FAILED 500, EXPORT_DATA_UNAVAILABLE 500, SERVICE_UNAVAILABLE 503, EXT_SYSTEM_UNAVAILABLE 503.
-         * @enum {string}
-         */
-        ErrorCode: "VALIDATION_ERROR" | "BAD_REQUEST" | "BATCH_SIZE_EXCEEDED" | "BATCH_TRANSACTION_FAILED" | "UNAUTHORIZED" | "ACCESS_DENIED" | "CUSTOMER_BLOCKED" | "RESOURCE_NOT_FOUND" | "ORDER_NOT_FOUND" | "PRODUCT_NOT_FOUND" | "ITEM_NOT_FOUND" | "TASK_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "USER_NOT_FOUND" | "REPORT_NOT_FOUND" | "EXPORT_NOT_FOUND" | "ADDRESS_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "INVALID_ORDER_STATE" | "INVALID_TASK_STATE" | "ORDER_EMPTY" | "INSUFFICIENT_STOCK" | "PRODUCT_OUT_OF_STOCK" | "PRODUCT_DISCONTINUED" | "INSUFFICIENT_BALANCE" | "DELIVERY_ADDRESS_MISSING" | "CONCURRENT_MODIFICATION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "ENDPOINT_REMOVED" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "URI_TOO_LONG" | "RATE_LIMIT_EXCEEDED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "REPORT_GENERATION_FAILED" | "EXPORT_DATA_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "EXT_SYSTEM_UNAVAILABLE";
         BatchItemError: {
             code: components["schemas"]["ErrorCode"];
             /** @description Human-readable text in the language of `Accept-Language`. */
@@ -1343,50 +1552,6 @@ export interface components {
             hasNext: boolean;
             hasPrev: boolean;
         };
-        /** @enum {string} */
-        TaskType: "REPORT_GENERATION" | "CUSTOMER_EXPORT";
-        /** @enum {string} */
-        TaskStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-        TaskErrorResponse: {
-            code: components["schemas"]["ErrorCode"];
-            /** @description Human-readable text in the language of `Accept-Language`. */
-            detail: string;
-        };
-        TaskResponse: {
-            /** Format: uuid */
-            taskId: string;
-            type: components["schemas"]["TaskType"];
-            status: components["schemas"]["TaskStatus"];
-            /**
-             * Format: int32
-             * @description While PROCESSING; 100 when COMPLETED.
-             */
-            progress?: number;
-            /**
-             * Format: date-time
-             * @example 2026-01-31T12:00:00Z
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description Present once the task changed (started, progressed, ended).
-             * @example 2026-01-31T12:00:00Z
-             */
-            updatedAt?: string;
-            /**
-             * Format: date-time
-             * @description When COMPLETED or FAILED.
-             * @example 2026-01-31T12:00:00Z
-             */
-            completedAt?: string;
-            /**
-             * @description Path of the result; only when COMPLETED.
-             * @example /api/v1/reports/4b0c8f9e-3d1a-4f57-8a43-0f5f3c1d2e6b
-             */
-            resultUrl?: string;
-            /** @description Only when FAILED. */
-            error?: components["schemas"]["TaskErrorResponse"];
-        };
         GenerateReportRequest: {
             /**
              * Format: date
@@ -1524,13 +1689,16 @@ export interface components {
             /** Format: int64 */
             totalPages: number;
         };
+        Event: components["schemas"]["OrderEvent"] | components["schemas"]["TaskEvent"];
+        /** @enum {string} */
+        EventType: "ORDER_CREATED" | "ORDER_UPDATED" | "ORDER_CONFIRMED" | "ORDER_SHIPPED" | "ORDER_DELIVERED" | "ORDER_CANCELLED" | "ORDER_REFUNDED" | "ORDER_DELETED" | "TASK_COMPLETED" | "TASK_FAILED" | "TASK_CANCELLED";
         /** @enum {string} */
         Role: "CUSTOMER" | "ADMIN";
         /**
          * @description Upper-cased name of the violated constraint, or the domain code a field failed with.
          * @enum {string}
          */
-        ViolationCode: "REQUIRED" | "INVALID_FORMAT" | "INVALID_TYPE" | "INVALID_VALUE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "MIN_ITEMS" | "MAX_ITEMS" | "UNKNOWN_FIELD" | "READ_ONLY" | "INVALID_JSON" | "MAX_DEPTH" | "INVALID_MULTIPART" | "INVALID_RANGE" | "MAX_RANGE" | "INVALID_CURSOR" | "INVALID_QUERY" | "INVALID_QUANTITY" | "PRODUCT_NOT_FOUND" | "PRODUCT_DISCONTINUED" | "PRODUCT_OUT_OF_STOCK" | "INSUFFICIENT_STOCK" | "DEFAULT_ADDRESS_REQUIRED" | "URL_NOT_ALLOWED";
+        ViolationCode: "REQUIRED" | "INVALID_FORMAT" | "INVALID_TYPE" | "INVALID_VALUE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "MIN_ITEMS" | "MAX_ITEMS" | "UNKNOWN_FIELD" | "READ_ONLY" | "INVALID_JSON" | "MAX_DEPTH" | "INVALID_MULTIPART" | "INVALID_RANGE" | "MAX_RANGE" | "INVALID_CURSOR" | "CURSOR_EXPIRED" | "INVALID_QUERY" | "INVALID_QUANTITY" | "PRODUCT_NOT_FOUND" | "PRODUCT_DISCONTINUED" | "PRODUCT_OUT_OF_STOCK" | "INSUFFICIENT_STOCK" | "DEFAULT_ADDRESS_REQUIRED" | "URL_NOT_ALLOWED";
         Violation: {
             /**
              * @description Dotted path of the invalid field, array elements with an index (`items[0].quantity`); empty when the problem concerns the whole request. The name of an unknown field is cut after 300 characters.
@@ -1673,6 +1841,16 @@ export interface components {
          */
         PatchDeliveryAddressErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ADDRESS_NOT_FOUND" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         /**
+         * @description The codes `getEvents` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        GetEventsErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @description The codes `getEvent` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        GetEventErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "EVENT_NOT_FOUND" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
          * @description The codes `getOrders` can answer; its error responses say which status each has.
          * @enum {string}
          */
@@ -1757,6 +1935,11 @@ export interface components {
          * @enum {string}
          */
         DeleteOrderItemErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "ORDER_NOT_FOUND" | "ITEM_NOT_FOUND" | "INVALID_ORDER_STATE" | "CONCURRENT_MODIFICATION" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @description The codes `getOrderEvents` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        GetOrderEventsErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "ORDER_NOT_FOUND" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         /**
          * @description The codes `batchCreateOrders` can answer; its error responses say which status each has.
          * @enum {string}
@@ -4476,6 +4659,329 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         code: components["schemas"]["PatchDeliveryAddressErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    getEvents: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `nextCursor`; absent to start at the oldest event kept. */
+                cursor?: string;
+                size?: number;
+                /** @description Repeat for several types (?type=A&type=B). */
+                type?: components["schemas"]["EventType"][];
+                orderId?: string;
+                customerId?: string;
+            };
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventFeedPageResponse"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetEventsErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetEventsErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetEventsErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetEventsErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetEventsErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetEventsErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetEventErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetEventErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetEventErrorCode"];
+                    };
+                };
+            };
+            /** @description Not Found: EVENT_NOT_FOUND. */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetEventErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetEventErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetEventErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetEventErrorCode"];
                     };
                 };
             };
@@ -7908,6 +8414,178 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         code: components["schemas"]["DeleteOrderItemErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    getOrderEvents: {
+        parameters: {
+            query?: {
+                /** @description Page number, first is 1. */
+                page?: number;
+                size?: number;
+            };
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPageResponse"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetOrderEventsErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetOrderEventsErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetOrderEventsErrorCode"];
+                    };
+                };
+            };
+            /** @description Not Found: ORDER_NOT_FOUND. */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetOrderEventsErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetOrderEventsErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetOrderEventsErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetOrderEventsErrorCode"];
                     };
                 };
             };

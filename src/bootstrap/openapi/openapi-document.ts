@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, type OpenAPIObject, type SchemaObject, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '../../config/app-config';
-import { BEARER_SCHEME, problemComponents } from '../../openapi/components';
+import { BEARER_SCHEME, declaredSchemas, problemComponents } from '../../openapi/components';
 import { namedEnumSchemas } from '../../validation/fields';
 import { Clock } from '../../versioning/clock';
 import {
@@ -62,7 +62,12 @@ export function buildOpenApiDocument(
   document.servers = [server];
   document.components = {
     ...document.components,
-    schemas: { ...document.components?.schemas, ...referencedEnums(document), ...problemComponents() },
+    schemas: {
+      ...document.components?.schemas,
+      ...declaredSchemas(),
+      ...referencedEnums(document),
+      ...problemComponents(),
+    },
   };
   applyEndpointConventions(document, app, config, now);
   closeRequestBodies(document);

@@ -1,4 +1,9 @@
-import { ORDER_TRANSITIONS, type OrderAction } from '../../orders/domain/order-state-machine';
+import {
+  ORDER_TRANSITIONS,
+  type OrderAction,
+  type OrderEdit,
+  type OrderOperation,
+} from '../../orders/domain/order-state-machine';
 
 /**
  * The event types, declared once: webhook endpoints subscribe to these names and the feed filters by them.
@@ -33,4 +38,28 @@ export function actionEventType(action: OrderAction): ActionEventType {
 
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * The event each operation on an order records: an action the event of the state it leads to, an edit of
+ * its fields or lines ORDER_UPDATED, a delete ORDER_DELETED. A total map: a new operation does not compile
+ * until it names its event.
+ */
+const EDIT_EVENT_TYPES: Readonly<Record<OrderEdit, OrderEventType>> = {
+  replace: 'ORDER_UPDATED',
+  patch: 'ORDER_UPDATED',
+  changeItems: 'ORDER_UPDATED',
+  delete: 'ORDER_DELETED',
+};
+
+export function operationEventType(operation: OrderOperation): OrderEventType {
+  return isOrderAction(operation) ? actionEventType(operation) : EDIT_EVENT_TYPES[operation];
+}
+
+function isOrderAction(operation: OrderOperation): operation is OrderAction {
+  return Object.hasOwn(ORDER_TRANSITIONS, operation);
+}
+
+export function isOrderEventType(type: EventType): type is OrderEventType {
+  return (ORDER_EVENT_TYPES as readonly string[]).includes(type);
 }

@@ -13,6 +13,7 @@ import { fieldsOf, ORDER_FIELDS, OrderBodyVersion } from '../domain/order-fields
 import type { OrderFilter, OrderScope, SortKey } from '../domain/order-list-criteria';
 import type { OrderTimestampField } from '../domain/order-state-machine';
 import { prepared, PooledStatements, StatementVariants } from '../../database/pooled-statements';
+import { OrderEvent } from '../../events/event-recorder.service';
 import { ORDER_SQL } from './order-json.sql';
 import { keysetPageStatement, offsetPageStatement, PageWindow } from './order-list.sql';
 
@@ -92,9 +93,9 @@ const READ_LINE = prepared(
 );
 
 /**
- * Inserts an order with its lines and total and returns its v1 body, in one statement (see `insert`). With a
- * creation reference ($9, within $10 seconds) the order this reference already created is returned instead,
- * and nothing is inserted.
+ * Inserts an order with its lines and total, records its event (type and actor $11, $12) and returns its v1
+ * body, in one statement (see `insert`). With a creation reference ($9, within $10 seconds) the order this
+ * reference already created is returned instead (`created` false), and nothing is inserted or recorded.
  */
 const INSERT_ORDER = prepared(
   'orders.insert',
@@ -117,10 +118,14 @@ const INSERT_ORDER = prepared(
     SELECT created.order_id, l.product_id, l.product_name, l.unit_price, l.quantity
     FROM created CROSS JOIN lines l ORDER BY l.position
     RETURNING *
+  ), body AS (
+    SELECT ${ORDER_SQL.bodyColumns('v1', 'items')} FROM created o
+  ), recorded AS (
+    ${OrderEvent.sql('body', 11)}
   )
-  SELECT ${ORDER_SQL.bodyColumns('v1', 'items')} FROM created o
+  SELECT body.*, true AS created FROM body
   UNION ALL
-  SELECT ${ORDER_SQL.bodyColumns('v1')} FROM orders o WHERE o.order_id IN (SELECT order_id FROM earlier)`,
+  SELECT ${ORDER_SQL.bodyColumns('v1')}, false FROM orders o WHERE o.order_id IN (SELECT order_id FROM earlier)`,
 );
 
 export interface NewOrder {
@@ -271,10 +276,11 @@ export class OrdersRepository {
    * CTEs): one round trip, atomic without a transaction of its own, and nothing to read afterwards, so a
    * failure can never leave an order created behind an error response (which would let an idempotent retry
    * create it twice). Lines keep their request order (`created_at` is the clock time of each row); the
-   * total is the sum of the frozen prices, computed by PostgreSQL in `numeric`.
+   * total is the sum of the frozen prices, computed by PostgreSQL in `numeric`. The order's `event` is
+   * recorded by the same statement.
    */
-  async insert(order: NewOrder, lines: readonly PricedLine[]): Promise<OrderBody> {
-    const [row] = await this.pooled.rows<OrderBody>(INSERT_ORDER, [
+  async insert(order: NewOrder, lines: readonly PricedLine[], event: OrderEvent): Promise<OrderBody> {
+    const [{ created, ...body }] = await this.pooled.rows<OrderBody & { created: boolean }>(INSERT_ORDER, [
       order.customerId,
       order.deliveryAddress?.streetName ?? null,
       order.deliveryAddress?.zipCode ?? null,
@@ -285,20 +291,23 @@ export class OrdersRepository {
       lines.map((l) => l.quantity),
       order.creation?.reference ?? null,
       order.creation?.windowSeconds ?? 0,
+      ...event.values(),
     ]);
-    return row;
+    event.recorded(created ? 1 : 0);
+    return body;
   }
 
   /**
    * One new order of `customerId` per line, each holding that one line (and `deliveryAddress`, when given),
-   * in one statement however many lines there are (the order batch). `clock_timestamp()` stamps the orders
-   * in line order. Resolves to the order ids in line order.
+   * in one statement however many lines there are (the order batch), each with its `event`. `clock_timestamp()`
+   * stamps the orders in line order. Resolves to the order ids in line order.
    */
   async insertSingleLineOrders(
     db: EntityManager,
     customerId: string,
     lines: readonly PricedLine[],
-    deliveryAddress?: DeliveryAddress,
+    deliveryAddress: DeliveryAddress | undefined,
+    event: OrderEvent,
   ): Promise<string[]> {
     const orderIds = lines.map(() => randomUUID());
     await db.query(
@@ -307,9 +316,14 @@ export class OrdersRepository {
            AS l(order_id, product_id, product_name, unit_price, quantity, position)),
        new_order AS (
          INSERT INTO orders (order_id, customer_id, delivery_street_name, delivery_zip_code, total_amount, created_at)
-         SELECT order_id, $1, $7, $8, unit_price * quantity, clock_timestamp() FROM line ORDER BY position)
-       INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
-       SELECT order_id, product_id, product_name, unit_price, quantity FROM line ORDER BY position`,
+         SELECT order_id, $1, $7, $8, unit_price * quantity, clock_timestamp() FROM line ORDER BY position
+         RETURNING *),
+       new_items AS (
+         INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
+         SELECT order_id, product_id, product_name, unit_price, quantity FROM line ORDER BY position
+         RETURNING *),
+       body AS (SELECT ${ORDER_SQL.bodyColumns('v1', 'new_items')} FROM new_order o ORDER BY o.created_at)
+       ${OrderEvent.sql('body', 9)}`,
       [
         customerId,
         orderIds,
@@ -319,8 +333,10 @@ export class OrdersRepository {
         lines.map((l) => l.quantity),
         deliveryAddress?.streetName ?? null,
         deliveryAddress?.zipCode ?? null,
+        ...event.values(),
       ],
     );
+    event.recorded(orderIds.length);
     return orderIds;
   }
 
@@ -367,47 +383,64 @@ export class OrdersRepository {
     return affected > 0;
   }
 
-  async delete(db: EntityManager, orderId: string): Promise<void> {
-    await db.query('DELETE FROM orders WHERE order_id = $1', [orderId]);
+  /** Deletes an order and records its `event` with the order as it was, in one statement. */
+  async delete(db: EntityManager, orderId: string, event: OrderEvent): Promise<void> {
+    await db.query(
+      `WITH gone AS (SELECT ${ORDER_SQL.bodyColumns('v1')} FROM orders o WHERE o.order_id = $1),
+       recorded AS (${OrderEvent.sql('gone', 2)})
+       DELETE FROM orders WHERE order_id = $1`,
+      [orderId, ...event.values()],
+    );
+    event.recorded(1);
   }
 
   /**
-   * Writes a change of an order and returns its v1 body as it now is, rendered in the same statement from
-   * the row it wrote (`changeSet`).
+   * Writes a change of an order, records its `event` and returns its v1 body as it now is, rendered in the
+   * same statement from the row it wrote (`changeSet`): the event's data is that body.
    */
   async save(
     db: EntityManager,
     orderId: string,
     changes: OrderFieldChanges,
-    stamp?: OrderTimestampField,
+    stamp: OrderTimestampField | undefined,
+    event: OrderEvent,
   ): Promise<OrderBody> {
     const values: unknown[] = [orderId];
+    const set = changeSet(changes, stamp, values);
     const [row] = (await db.query(
-      `WITH changed AS (UPDATE orders SET ${changeSet(changes, stamp, values)} WHERE order_id = $1 RETURNING *)
-       SELECT ${ORDER_SQL.bodyColumns('v1')} FROM changed o`,
-      values,
+      `WITH changed AS (UPDATE orders SET ${set} WHERE order_id = $1 RETURNING *),
+       body AS (SELECT ${ORDER_SQL.bodyColumns('v1')} FROM changed o),
+       recorded AS (${OrderEvent.sql('body', values.length + 1)})
+       SELECT * FROM body`,
+      [...values, ...event.values()],
     )) as OrderBody[];
+    event.recorded(1);
     return row;
   }
 
   /**
-   * Writes the same change to many orders in one statement, with the effects `save` has on each (the
-   * batch confirm). Resolves to the number of orders changed.
+   * Writes the same change to many orders in one statement, with the effects `save` has on each and an
+   * `event` for each (the batch confirm). Resolves to the number of orders changed.
    */
   async saveMany(
     db: EntityManager,
     orderIds: readonly string[],
     changes: OrderFieldChanges,
-    stamp?: OrderTimestampField,
+    stamp: OrderTimestampField | undefined,
+    event: OrderEvent,
   ): Promise<number> {
     if (orderIds.length === 0) return 0;
     const values: unknown[] = [orderIds];
-    // TypeORM answers an UPDATE with [rows, affected row count].
-    const [, affected] = (await db.query(
-      `UPDATE orders SET ${changeSet(changes, stamp, values)} WHERE order_id = ANY($1::uuid[])`,
-      values,
-    )) as [unknown[], number];
-    return affected;
+    const set = changeSet(changes, stamp, values);
+    const [{ changed }] = (await db.query(
+      `WITH changed AS (UPDATE orders SET ${set} WHERE order_id = ANY($1::uuid[]) RETURNING *),
+       body AS (SELECT ${ORDER_SQL.bodyColumns('v1')} FROM changed o ORDER BY o.order_id),
+       recorded AS (${OrderEvent.sql('body', values.length + 1)})
+       SELECT count(*)::int AS changed FROM body`,
+      [...values, ...event.values()],
+    )) as Array<{ changed: number }>;
+    event.recorded(changed);
+    return changed;
   }
 
   /**

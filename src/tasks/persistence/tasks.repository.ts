@@ -55,6 +55,12 @@ const UNFINISHED = "status IN ('PENDING', 'PROCESSING')";
 /** TypeORM answers UPDATE and DELETE statements with the RETURNING rows and the affected row count. */
 type UpdateResult<R> = [R[], number];
 
+/** The task an ending UPDATE … RETURNING moved, if it moved one. */
+function ended(result: unknown): Task | undefined {
+  const [rows] = result as UpdateResult<TaskRow>;
+  return rows[0] ? toTask(rows[0]) : undefined;
+}
+
 export interface StoredReport {
   reportId: string;
   ownerId: string;
@@ -129,34 +135,48 @@ export class TasksRepository {
     return updated === 1;
   }
 
-  /** COMPLETED with its result, in the caller's transaction; false when it is no longer PROCESSING. */
-  async complete(db: EntityManager, taskId: string, result: TaskResultRef): Promise<boolean> {
-    const [, updated] = (await db.query(
-      `UPDATE tasks SET status = 'COMPLETED', progress = 100, result_kind = $2, result_id = $3,
-         completed_at = now(), updated_at = now()
-       WHERE task_id = $1 AND status = 'PROCESSING'`,
-      [taskId, result.kind, result.id],
-    )) as UpdateResult<unknown>;
-    return updated === 1;
+  /**
+   * COMPLETED with its result, in the caller's transaction (TaskEndings); undefined when it is no longer
+   * PROCESSING.
+   */
+  async complete(db: EntityManager, taskId: string, result: TaskResultRef): Promise<Task | undefined> {
+    return ended(
+      await db.query(
+        `UPDATE tasks SET status = 'COMPLETED', progress = 100, result_kind = $2, result_id = $3,
+           completed_at = now(), updated_at = now()
+         WHERE task_id = $1 AND status = 'PROCESSING' RETURNING *`,
+        [taskId, result.kind, result.id],
+      ),
+    );
   }
 
-  /** FAILED with the stored error; false when it had already ended (cancelled, completed). */
-  async fail(taskId: string, error: TaskError): Promise<boolean> {
-    const updated = await this.statements.rowCount(
-      `UPDATE tasks SET status = 'FAILED', error_code = $2, error_args = $3, completed_at = now(), updated_at = now()
-       WHERE task_id = $1 AND ${UNFINISHED}`,
-      [taskId, error.code, JSON.stringify(error.args)],
+  /**
+   * FAILED with the stored error, in the caller's transaction (TaskEndings); undefined when it had already
+   * ended (cancelled, completed).
+   */
+  async fail(db: EntityManager, taskId: string, error: TaskError): Promise<Task | undefined> {
+    return ended(
+      await db.query(
+        `UPDATE tasks SET status = 'FAILED', error_code = $2, error_args = $3, completed_at = now(),
+           updated_at = now()
+         WHERE task_id = $1 AND ${UNFINISHED} RETURNING *`,
+        [taskId, error.code, JSON.stringify(error.args)],
+      ),
     );
-    return updated === 1;
   }
 
-  /** CANCELLED if it was still PENDING or PROCESSING; undefined otherwise. */
-  async cancel(taskId: string): Promise<Task | undefined> {
-    const rows = await this.statements.rows<TaskRow>(
-      `UPDATE tasks SET status = 'CANCELLED', updated_at = now() WHERE task_id = $1 AND ${UNFINISHED} RETURNING *`,
-      [taskId],
+  /**
+   * CANCELLED if it was still PENDING or PROCESSING, in the caller's transaction (TaskEndings); undefined
+   * otherwise.
+   */
+  async cancel(db: EntityManager, taskId: string): Promise<Task | undefined> {
+    return ended(
+      await db.query(
+        `UPDATE tasks SET status = 'CANCELLED', updated_at = now() WHERE task_id = $1 AND ${UNFINISHED}
+         RETURNING *`,
+        [taskId],
+      ),
     );
-    return rows[0] ? toTask(rows[0]) : undefined;
   }
 
   /** Tasks whose job never reached the queue (it was down when they were accepted), oldest first. */

@@ -8,6 +8,7 @@ import {
   ifMatch,
   ProblemError,
   type ErrorCode,
+  type Event,
   type Order,
 } from '@order-service/client';
 
@@ -125,4 +126,28 @@ export async function conditionalChange(): Promise<void> {
     // @ts-expect-error orders have no such field
     void [total, order.price];
   }
+}
+
+/** The feed yields events whose `data` is typed by their `type`: an order for order events, a task else. */
+export async function followTheFeed(signal: AbortSignal): Promise<void> {
+  for await (const event of client.events.all(
+    { type: ['ORDER_CONFIRMED', 'TASK_FAILED'], follow: true },
+    { signal },
+  )) {
+    const seen: Event = event;
+    // @ts-expect-error only an order event's data has a total
+    void [seen, event.data.totalAmount];
+    if (event.type === 'ORDER_CONFIRMED') {
+      const total: number = event.data.totalAmount;
+      const orderOf: string = event.orderId;
+      void [total, orderOf];
+    } else if (event.type === 'TASK_FAILED') {
+      const code: ErrorCode | undefined = event.data.error?.code;
+      void code;
+    }
+  }
+  // @ts-expect-error type filters are event types
+  for await (const event of client.events.all({ type: ['ORDER_EATEN'] })) void event;
+  // @ts-expect-error follow is a flag or its options
+  for await (const event of client.events.all({ follow: 'yes' })) void event;
 }

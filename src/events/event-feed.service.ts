@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { offsetOf, offsetPage, type OffsetPage } from '../paging/offset-page';
+import { AppException } from '../problem/app-exception';
+import type { FeedFilter, StoredEvent } from './domain/event';
+import { decodeFeedCursor, encodeFeedCursor } from './domain/feed-cursor';
+import { EventsRepository } from './persistence/events.repository';
+
+/** A page of the feed: always with the cursor to resume from, never a way back. */
+export interface FeedPage {
+  content: StoredEvent[];
+  size: number;
+  nextCursor: string;
+  hasNext: boolean;
+  hasPrev: false;
+}
+
+/**
+ * Reading events: the change feed, one event, an order's timeline. Only numbered events are served, and
+ * events are numbered at commit under a lock held until the commit is visible (the migration
+ * 1763800016000-events), so the numbered events any statement sees are every event up to some number:
+ * a reader that resumes after the last sequence it saw never skips one committed later.
+ */
+@Injectable()
+export class EventFeedService {
+  constructor(private readonly events: EventsRepository) {}
+
+  /**
+   * Up to `size` events after `cursor` (from the oldest retained without one), oldest first. When the page
+   * is the last one for now, the next cursor points past every event visible now (whatever the filters),
+   * so a filtered follower does not scan the same events again. A cursor before what retention has
+   * deleted is refused with CURSOR_EXPIRED.
+   */
+  async feed(cursor: string | undefined, filter: FeedFilter, size: number): Promise<FeedPage> {
+    const after = cursor === undefined ? 0 : decodeFeedCursor(cursor);
+    if (after === undefined) throw AppException.validation([{ field: 'cursor', code: 'INVALID_CURSOR' }]);
+    const page = await this.events.feedPage(after, filter, size + 1);
+    if (cursor !== undefined && after < page.purgedThrough) {
+      throw AppException.validation([{ field: 'cursor', code: 'CURSOR_EXPIRED' }]);
+    }
+    const hasNext = page.events.length > size;
+    const content = page.events.slice(0, size);
+    const last = hasNext
+      ? content[content.length - 1].sequence
+      : Math.max(after, page.purgedThrough, page.latest);
+    return { content, size, nextCursor: encodeFeedCursor(last), hasNext, hasPrev: false };
+  }
+
+  async get(eventId: string): Promise<StoredEvent> {
+    const event = await this.events.read(eventId);
+    if (!event) throw new AppException('EVENT_NOT_FOUND', { args: { eventId } });
+    return event;
+  }
+
+  /** An order's events, oldest first (the caller has checked that its caller may read the order). */
+  async orderTimeline(
+    orderId: string,
+    query: { page: number; size: number },
+  ): Promise<OffsetPage<StoredEvent>> {
+    const { events, total } = await this.events.orderPage(orderId, {
+      limit: query.size,
+      offset: offsetOf(query),
+    });
+    return offsetPage(events, total, query);
+  }
+}

@@ -1,0 +1,200 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { prepared, PooledStatements, StatementVariants } from '../../database/pooled-statements';
+import type { FeedFilter, NewTaskEvent, OrderEventOf, StoredEvent } from '../domain/event';
+import type { EventType } from '../domain/event-types';
+
+/**
+ * The key of the advisory lock events are numbered under at commit (the trigger of the migration
+ * 1763800016000-events takes it; the feed-lag metric looks for transactions waiting on it).
+ */
+export const EVENT_NUMBERING_LOCK = 7_305_416_350;
+
+/**
+ * The outbox insert of order events: one event per row of `source` (the columns of an `OrderBody`: the
+ * order's id, customer and v1 body as JSON text, rendered by the statement that wrote the change), its
+ * type and actor at `$firstParam` and the next parameter (`orderEventValues`). A data-modifying CTE (or the
+ * statement itself) of the write, so the event commits with the change or not at all.
+ */
+export function orderEventsSql(source: string, firstParam: number): string {
+  return `INSERT INTO events (type, order_id, customer_id, actor_id, data)
+    SELECT $${firstParam}::text, s."orderId", s."customerId", $${firstParam + 1}::uuid, s.json::jsonb
+    FROM ${source} s`;
+}
+
+export function orderEventValues(event: OrderEventOf): [string, string] {
+  return [event.type, event.actorId];
+}
+
+interface EventRow {
+  event_id: string;
+  sequence: string;
+  type: EventType;
+  occurred_at: Date;
+  order_id: string | null;
+  task_id: string | null;
+  customer_id: string | null;
+  actor_id: string | null;
+  data: Record<string, unknown>;
+}
+
+const EVENT_COLUMNS =
+  'e.event_id, e.sequence::text AS sequence, e.type, e.occurred_at, e.order_id, e.task_id, e.customer_id, e.actor_id, e.data';
+
+function toEvent(row: EventRow): StoredEvent {
+  const event: StoredEvent = {
+    eventId: row.event_id,
+    type: row.type,
+    sequence: Number(row.sequence),
+    occurredAt: row.occurred_at,
+    data: row.data,
+  };
+  if (row.order_id) event.orderId = row.order_id;
+  if (row.task_id) event.taskId = row.task_id;
+  if (row.customer_id) event.customerId = row.customer_id;
+  if (row.actor_id) event.actorId = row.actor_id;
+  return event;
+}
+
+const READ_EVENT = prepared(
+  'events.read',
+  `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.event_id = $1 AND e.sequence IS NOT NULL`,
+);
+
+const ORDER_PAGE = prepared(
+  'events.order-page',
+  `SELECT (SELECT count(*) FROM events WHERE order_id = $1 AND sequence IS NOT NULL)::int AS total, p.*
+   FROM (SELECT 1) one LEFT JOIN LATERAL (
+     SELECT ${EVENT_COLUMNS} FROM events e WHERE e.order_id = $1 AND e.sequence IS NOT NULL
+     ORDER BY e.sequence LIMIT $2 OFFSET $3) p ON true`,
+);
+
+const NUMBERING_WAIT = prepared(
+  'events.numbering-wait',
+  `SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - min(l.waitstart)), 0)::float8 AS seconds
+   FROM pg_locks l
+   WHERE l.locktype = 'advisory' AND NOT l.granted AND l.objsubid = 1
+     AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+     AND ((l.classid::bigint << 32) | l.objid::bigint) = $1`,
+);
+
+/** The feed's statements, one text per combination of filters (each with its best index). */
+const FEED_PAGES = new StatementVariants('events.feed');
+
+/**
+ * Every statement on `events` and `event_retention`. Only numbered events (`sequence` set, at commit) are
+ * read: an unnumbered row is one the reading transaction wrote itself.
+ */
+@Injectable()
+export class EventsRepository {
+  constructor(private readonly pooled: PooledStatements) {}
+
+  /** Records task events in the caller's transaction (one statement). */
+  async insertTaskEvents(db: EntityManager, events: readonly NewTaskEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await db.query(
+      `INSERT INTO events (type, task_id, customer_id, actor_id, data)
+       SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[])`,
+      [
+        events.map((e) => e.type),
+        events.map((e) => e.taskId),
+        events.map((e) => e.customerId ?? null),
+        events.map((e) => e.actorId ?? null),
+        events.map((e) => JSON.stringify(e.data)),
+      ],
+    );
+  }
+
+  async read(eventId: string): Promise<StoredEvent | undefined> {
+    const [row] = await this.pooled.rows<EventRow>(READ_EVENT, [eventId]);
+    return row && toEvent(row);
+  }
+
+  /**
+   * Up to `limit` events after `after` matching `filter`, oldest first, with, read in the same snapshot,
+   * the highest sequence retention has deleted and the highest sequence visible now (any filter).
+   */
+  async feedPage(
+    after: number,
+    filter: FeedFilter,
+    limit: number,
+  ): Promise<{ events: StoredEvent[]; purgedThrough: number; latest: number }> {
+    const values: unknown[] = [after, limit];
+    const where = ['e.sequence > $1'];
+    if (filter.types?.length) {
+      values.push(filter.types);
+      where.push(`e.type = ANY($${values.length}::text[])`);
+    }
+    if (filter.orderId) {
+      values.push(filter.orderId);
+      where.push(`e.order_id = $${values.length}`);
+    }
+    if (filter.customerId) {
+      values.push(filter.customerId);
+      where.push(`e.customer_id = $${values.length}`);
+    }
+    const rows = await this.pooled.rows<EventRow & { purged_through: string; latest: string | null }>(
+      FEED_PAGES.of(
+        `SELECT r.purged_through::text AS purged_through,
+           (SELECT max(sequence) FROM events WHERE sequence IS NOT NULL)::text AS latest, p.*
+         FROM event_retention r LEFT JOIN LATERAL (
+           SELECT ${EVENT_COLUMNS} FROM events e WHERE ${where.join(' AND ')}
+           ORDER BY e.sequence LIMIT $2) p ON true
+         ORDER BY p.sequence::bigint`,
+      ),
+      values,
+    );
+    const first = rows[0];
+    return {
+      events: rows.filter((row) => row.event_id !== null).map(toEvent),
+      purgedThrough: Number(first.purged_through),
+      latest: Number(first.latest ?? 0),
+    };
+  }
+
+  /** A page of an order's events, oldest first, and how many it has. */
+  async orderPage(
+    orderId: string,
+    paging: { limit: number; offset: number },
+  ): Promise<{ events: StoredEvent[]; total: number }> {
+    const rows = await this.pooled.rows<EventRow & { total: number }>(ORDER_PAGE, [
+      orderId,
+      paging.limit,
+      paging.offset,
+    ]);
+    return {
+      events: rows.filter((row) => row.event_id !== null).map(toEvent),
+      total: rows[0]?.total ?? 0,
+    };
+  }
+
+  /**
+   * Deletes up to `limit` of the oldest events that occurred more than `days` ago and raises the retention
+   * mark to the highest sequence deleted, in one statement; resolves to how many it deleted. Only the
+   * oldest `limit` by sequence are looked at, so a pass reads a bounded range however many events are kept
+   * (an old event behind a younger one waits for it).
+   */
+  async purgeOlderThan(days: number, limit: number): Promise<number> {
+    const [row] = await this.pooled.rows<{ deleted: number }>(
+      `WITH oldest AS (
+         SELECT event_id, occurred_at FROM events WHERE sequence IS NOT NULL ORDER BY sequence LIMIT $2
+       ), gone AS (
+         DELETE FROM events e USING oldest o
+          WHERE e.event_id = o.event_id AND o.occurred_at < now() - make_interval(days => $1)
+         RETURNING e.sequence
+       ), mark AS (
+         UPDATE event_retention SET purged_through = GREATEST(purged_through, (SELECT max(sequence) FROM gone))
+          WHERE EXISTS (SELECT 1 FROM gone)
+       )
+       SELECT count(*)::int AS deleted FROM gone`,
+      [days, limit],
+    );
+    return row.deleted;
+  }
+
+  /** How long the longest-waiting transaction has been waiting to number its events (0: none waits). */
+  async numberingWaitSeconds(): Promise<number> {
+    const [row] = await this.pooled.rows<{ seconds: number }>(NUMBERING_WAIT, [EVENT_NUMBERING_LOCK]);
+    return row.seconds;
+  }
+}

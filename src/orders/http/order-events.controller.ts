@@ -1,0 +1,41 @@
+import { Get, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Caller } from '../../auth/caller';
+import { CurrentCaller } from '../../auth/decorators';
+import { EventFeedService } from '../../events/event-feed.service';
+import { EventPageResponse } from '../../events/http/dto/event.dto';
+import { toEventResponse } from '../../events/http/event.view';
+import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
+import { OffsetPageQuery } from '../../paging/offset-page';
+import { UuidParam } from '../../validation/uuid-param.decorator';
+import { VersionedController } from '../../versioning/api-version';
+import { OrderReadsService } from '../order-reads.service';
+import { ORDER_ERRORS } from './order-errors';
+
+/** An order's timeline: `/orders/{orderId}/events`, with the order's access rules. */
+@ApiTags('Orders')
+@VersionedController('orders', 1)
+export class OrderEventsController {
+  constructor(
+    private readonly reads: OrderReadsService,
+    private readonly events: EventFeedService,
+  ) {}
+
+  @Get(':orderId/events')
+  @ApiEndpoint({
+    operationId: 'getOrderEvents',
+    summary: 'List the events of an order',
+    description: "The order's events, oldest first, for its owner and admins (as reading the order).",
+    errors: [...ORDER_ERRORS],
+    type: EventPageResponse,
+  })
+  async list(
+    @CurrentCaller() caller: Caller,
+    @UuidParam('orderId') orderId: string,
+    @Query() query: OffsetPageQuery,
+  ): Promise<unknown> {
+    await this.reads.assertVisible(caller, orderId);
+    const page = await this.events.orderTimeline(orderId.toLowerCase(), query);
+    return { ...page, content: page.content.map(toEventResponse) };
+  }
+}
