@@ -49,7 +49,7 @@ export function repositoryPaths(text: string): string[] {
 }
 
 /** Paths documents name that are not committed: what the benches write, and a worked example's new files. */
-const NAMED_BUT_NOT_COMMITTED = [/^bench\/results\//, /v3[-.]/];
+const NAMED_BUT_NOT_COMMITTED = [/^bench\/results(\/|$)/, /v3[-.]/];
 
 /** Names of documents kept outside the repository, spelled so that this file does not cite them. */
 const OUTSIDE = [['..', 'shared'].join('/'), ['PITFALLS', ''].join(''), ['STACK', 'md'].join('.')];
