@@ -7,7 +7,11 @@
 //    this one), wall time per batch. Goal: ≤ 150 ms.
 // 3. the numbering lock: many connections committing one event each, with the commit-time numbering (the
 //    events table) and without it (a copy of the table whose sequence is taken at insert), interleaved:
-//    commits per second and commit latency, so the serialization the lock adds is visible.
+//    commits per second and commit latency: what numbering at commit costs the commit.
+// 4. the feed with BENCH_FEED_EVENTS (1,000,000) events stored (seeded once, set-based): a page of 100 from a
+//    random position, unfiltered, by customer and by a rare type, latency p50/p95. Goal: p95 <= 20 ms.
+// 5. servable lag: PATCHes at BENCH_LAG_RATE (100) per second while a follower polls the feed; for each,
+//    the time from its answer (after its commit) until the follower saw its event. Goal: p95 <= 1 s.
 // Servers run on core 0 (taskset), this runner on core 1. Needs PostgreSQL (BENCH_DATABASE_URL or
 // DATABASE_URL); Redis via REDIS_URL.
 import { randomUUID } from 'node:crypto';
@@ -56,6 +60,18 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 10);
 const LOCK_SECONDS = Number(process.env.BENCH_LOCK_SECONDS ?? 3);
 const LOCK_CONNECTIONS = Number(process.env.BENCH_LOCK_CONNECTIONS ?? 8);
+const FEED_EVENTS = Number(process.env.BENCH_FEED_EVENTS ?? 1_000_000);
+const FEED_PAGES = Number(process.env.BENCH_FEED_PAGES ?? 200);
+const LAG_RATE = Number(process.env.BENCH_LAG_RATE ?? 100);
+const LAG_SECONDS = Number(process.env.BENCH_LAG_SECONDS ?? 5);
+/** BENCH_PARTS: which of the parts to run (default all). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'creates,batch,lock,feed,lag').split(','));
+const part = async (name, run) => {
+  if (!PARTS.has(name)) return undefined;
+  const figures = await run();
+  console.log(JSON.stringify({ [name]: figures }));
+  return figures;
+};
 const DATABASE = 'order_service_bench_events';
 const SECRET = 'bench-secret-bench-secret-bench-secret-42';
 const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
@@ -89,12 +105,39 @@ async function prepareDatabase() {
   await dataSource.query(
     "ALTER TABLE events_numbered_at_insert ALTER COLUMN sequence SET DEFAULT nextval('events_sequence')",
   );
+  // The feed's volume: events seeded set-based (numbered directly, the commit-time trigger off meanwhile),
+  // 1,000 customers, one in a thousand a TASK_FAILED.
+  const [{ count }] = await dataSource.query('SELECT count(*)::int AS count FROM events');
+  if (count < FEED_EVENTS) {
+    const started = Date.now();
+    await dataSource.query('ALTER TABLE events DISABLE TRIGGER events_number_at_commit');
+    await dataSource.query(
+      `INSERT INTO events (sequence, type, occurred_at, order_id, task_id, customer_id, actor_id, data)
+       SELECT nextval('events_sequence'),
+              CASE WHEN g % 1000 = 0 THEN 'TASK_FAILED' ELSE (ARRAY['ORDER_CREATED','ORDER_UPDATED','ORDER_CONFIRMED'])[1 + g % 3] END,
+              now() - make_interval(secs => ${FEED_EVENTS} - g),
+              CASE WHEN g % 1000 = 0 THEN NULL ELSE gen_random_uuid() END,
+              CASE WHEN g % 1000 = 0 THEN gen_random_uuid() END,
+              ('00000000-0000-4000-9000-' || lpad(to_hex(1 + g % 1000), 12, '0'))::uuid, NULL,
+              jsonb_build_object('orderId', gen_random_uuid(), 'status', 'CREATED', 'totalAmount', 30,
+                'items', jsonb_build_array(jsonb_build_object('productId', gen_random_uuid(), 'quantity', 1,
+                  'unitPrice', 10, 'productName', 'Product ' || g % 100)),
+                'createdAt', '2026-11-26T10:00:00Z', 'updatedAt', '2026-11-26T10:00:00Z', 'version', 1)
+       FROM generate_series(${count + 1}, ${FEED_EVENTS}) g`,
+    );
+    await dataSource.query('ALTER TABLE events ENABLE TRIGGER events_number_at_commit');
+    await dataSource.query('VACUUM ANALYZE events');
+    console.log(`seeded ${FEED_EVENTS - count} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
   await dataSource.query('ANALYZE');
   await dataSource.destroy();
   return url.toString();
 }
 
 const databaseUrl = await prepareDatabase();
+const adminAuth = {
+  authorization: `Bearer ${await signAccessToken(SECRET, { sub: randomUUID(), roles: ['ADMIN'], ttlSeconds: 7200 })}`,
+};
 const customer = {
   authorization: `Bearer ${await signAccessToken(SECRET, { sub: CUSTOMER, roles: ['CUSTOMER'], ttlSeconds: 7200 })}`,
 };
@@ -284,18 +327,108 @@ async function numberingLock() {
   };
 }
 
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)] * 10) / 10;
+};
+const cursorAt = (sequence) => Buffer.from(`seq:${sequence}`).toString('base64url');
+
+/** Feed pages of 100 from random positions (one at a time), per filter: latency p50 and p95. */
+async function feedPages(base) {
+  // An empty page's cursor points past every event: where the feed ends now.
+  const end = await (
+    await fetch(`${base}/api/v1/events?customerId=${randomUUID()}`, { headers: adminAuth })
+  ).json();
+  const latest = Number(Buffer.from(end.nextCursor, 'base64url').toString().slice('seq:'.length));
+  const filters = {
+    unfiltered: () => '',
+    customer: () => `&customerId=${uuid('9000', 1 + Math.floor(Math.random() * 1000))}`,
+    rareType: () => '&type=TASK_FAILED',
+  };
+  const figures = {};
+  for (const [name, filter] of Object.entries(filters)) {
+    const times = [];
+    for (let i = 0; i < FEED_PAGES; i += 1) {
+      const at = Math.floor(Math.random() * Math.max(1, latest - 1000));
+      const started = process.hrtime.bigint();
+      const res = await fetch(`${base}/api/v1/events?size=100&cursor=${cursorAt(at)}${filter()}`, {
+        headers: adminAuth,
+      });
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`feed page: ${res.status}`);
+      times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+    figures[name] = { p50Ms: percentile(times, 0.5), p95Ms: percentile(times, 0.95) };
+  }
+  return figures;
+}
+
+/** PATCHes at LAG_RATE per second while a follower polls the feed: answer-to-seen time per event. */
+async function servableLag(base) {
+  const orders = [];
+  for (let i = 0; i < 20; i += 1)
+    orders.push((await call(base, 'POST', '/api/v1/orders', JSON.parse(createBody))).orderId);
+  let cursor = (
+    await (await fetch(`${base}/api/v1/events?customerId=${randomUUID()}`, { headers: adminAuth })).json()
+  ).nextCursor;
+  const answered = new Map();
+  const seen = new Map();
+  let writing = true;
+  const follower = (async () => {
+    while (writing || seen.size < answered.size) {
+      const page = await (
+        await fetch(`${base}/api/v1/events?size=100&cursor=${cursor}&type=ORDER_UPDATED`, {
+          headers: adminAuth,
+        })
+      ).json();
+      const now = performance.now();
+      for (const event of page.content)
+        if (event.data.note?.startsWith('lag ')) seen.set(event.data.note, now);
+      cursor = page.nextCursor;
+      if (!page.hasNext) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  const started = performance.now();
+  const writes = [];
+  for (let n = 0; n < LAG_RATE * LAG_SECONDS; n += 1) {
+    const due = started + (n * 1000) / LAG_RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const note = `lag ${n}`;
+    writes.push(
+      fetch(`${base}/api/v1/orders/${orders[n % orders.length]}`, {
+        method: 'PATCH',
+        headers: { ...customer, 'content-type': 'application/merge-patch+json' },
+        body: JSON.stringify({ note }),
+      }).then(async (res) => {
+        await res.arrayBuffer();
+        if (res.ok) answered.set(note, performance.now());
+      }),
+    );
+  }
+  await Promise.all(writes);
+  writing = false;
+  await follower;
+  const lags = [...answered].map(([note, at]) => Math.max(0, seen.get(note) - at));
+  return {
+    writesPerSecond: LAG_RATE,
+    writes: answered.size,
+    p50Ms: percentile(lags, 0.5),
+    p95Ms: percentile(lags, 0.95),
+  };
+}
+
 let summary;
 try {
   for (const target of targets) {
     await waitUntilUp(`${target.base}/api/v1/orders?size=1`, customer, target.server);
     await warmUp(target.base, createRequest);
   }
-  const createFigures = await creates();
-  console.log(JSON.stringify({ creates: createFigures }));
-  const batchFigures = await batchConfirms();
-  console.log(JSON.stringify({ batchConfirm: batchFigures }));
-  const lockFigures = await numberingLock();
-  console.log(JSON.stringify({ numberingLock: lockFigures }));
+  const createFigures = await part('creates', creates);
+  const batchFigures = await part('batch', batchConfirms);
+  const lockFigures = await part('lock', numberingLock);
+  const feedFigures = await part('feed', () => feedPages(targets[0].base));
+  const lagFigures = await part('lag', () => servableLag(targets[0].base));
   summary = {
     machine: `${os.cpus()[0].model}, ${os.cpus().length} cores, Node ${process.version}`,
     postgres: (await postgresAdmin.query('SHOW server_version')).rows[0].server_version,
@@ -305,14 +438,20 @@ try {
     creates: { requestsPerRound: CREATES, ...createFigures },
     batchConfirm100: batchFigures,
     numberingLock: lockFigures,
+    feedPage100: feedFigures && { events: FEED_EVENTS, ...feedFigures },
+    servableLag: lagFigures,
     goals: {
       creates: 'events/before: Node CPU <= 1.1x, PostgreSQL CPU <= 1.15x',
       batchConfirm100: '<= 150 ms',
+      feedPage100: 'p95 <= 20 ms',
+      servableLag: 'p95 <= 1000 ms at 100 changes/s',
     },
     met: {
-      nodeCpu: createFigures.ratios.nodeCpu.median <= 1.1,
-      postgresCpu: createFigures.ratios.postgresCpu.median <= 1.15,
-      batchConfirm100: batchFigures.events.p95Ms <= 150,
+      nodeCpu: createFigures && createFigures.ratios.nodeCpu.median <= 1.1,
+      postgresCpu: createFigures && createFigures.ratios.postgresCpu.median <= 1.15,
+      batchConfirm100: batchFigures && batchFigures.events.p95Ms <= 150,
+      feedPage100: feedFigures && Object.values(feedFigures).every((f) => f.p95Ms <= 20),
+      servableLag: lagFigures && lagFigures.p95Ms <= 1000,
     },
   };
 } finally {

@@ -9,8 +9,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * behind a transaction pooler.
  *
  * The numbering lock's key, 7305416350, is fixed (no other lock of the service uses it; the feed-lag metric
- * looks for waiters on it: EVENT_NUMBERING_LOCK in src/events/persistence/). `event_retention.purged_through` is the highest sequence retention has deleted:
- * a feed cursor before it has lost events.
+ * looks for waiters on it: EVENT_NUMBERING_LOCK in src/events/persistence/).
+ * `event_retention.purged_through` is the highest sequence retention has deleted: a feed cursor before it has
+ * lost events.
  */
 export class Events1763800016000 implements MigrationInterface {
   name = 'Events1763800016000';

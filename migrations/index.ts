@@ -12,6 +12,7 @@ import { DeliveryAddresses1763800013100 } from './1763800013100-delivery-address
 import { OrderCreationReference1763800014000 } from './1763800014000-order-creation-reference';
 import { OrderValuesInRange1763800015000 } from './1763800015000-order-values-in-range';
 import { Events1763800016000 } from './1763800016000-events';
+import { EventsNumberedInSharedMode1763800016100 } from './1763800016100-events-numbered-in-shared-mode';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
 export const migrations: Array<new () => MigrationInterface> = [
@@ -28,4 +29,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   OrderCreationReference1763800014000,
   OrderValuesInRange1763800015000,
   Events1763800016000,
+  EventsNumberedInSharedMode1763800016100,
 ];

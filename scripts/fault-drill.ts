@@ -29,7 +29,10 @@ import { signAccessToken } from '../src/auth/token-signer';
  * /ready 503 while PostgreSQL is down and 200 through a Redis outage (reporting Redis down), /health 200
  * throughout, recovery without a restart, no acknowledged order lost, every accepted task completed (those
  * accepted while Redis was down soon after it is back), one order per Idempotency-Key (retried on either
- * replica), a clean drain.
+ * replica), a clean drain. Then each keyed write kind (create, patch, confirm, items batch, batch create and
+ * confirm, a delivery address, a report task) is sent to a process that kills itself right after the write's
+ * commit (test/support/crash-after-commit.cjs), and retried with its key on a replica: the first outcome is
+ * replayed and the change is there once (its own table).
  * It prints a table per phase and the checks, and exits 1 when one fails. Everything it started is stopped
  * and its directory removed on the way out, also on failure or Ctrl-C (DRILL_KEEP=1 keeps the directory).
  */
@@ -51,6 +54,8 @@ const SECRET = 'fault-drill-secret-fault-drill-secret-42';
 const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
 const ADMIN = '00000000-0000-4000-8000-00000000d000';
 const root = path.resolve(__dirname, '..', '..');
+/** Preloaded into a service process to kill it right after a request's commit (crash-after-commit step). */
+const CRASH_PRELOAD = path.join(root, 'test', 'support', 'crash-after-commit.cjs');
 
 type Dependency = 'redis' | 'postgres';
 
@@ -270,7 +275,8 @@ class Service {
     return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  async start(databaseUrl: string, redisUrl: string): Promise<void> {
+  /** `crashAfterCommit`: the operations after whose commit the process kills itself (CRASH_PRELOAD). */
+  async start(databaseUrl: string, redisUrl: string, crashAfterCommit?: string): Promise<void> {
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -285,9 +291,11 @@ class Service {
       RATE_LIMIT_LIMIT: '1000000',
       LOG_LEVEL: 'warn',
       QUEUE_STALLED_JOB_SECONDS: '10',
+      CRASH_AFTER_COMMIT: crashAfterCommit ?? '',
     };
-    this.logStream = createWriteStream(this.logFile);
-    const child = spawn(process.execPath, ['dist/src/main.js'], {
+    this.logStream = createWriteStream(this.logFile, { flags: 'a' });
+    const preload = crashAfterCommit ? ['-r', CRASH_PRELOAD] : [];
+    const child = spawn(process.execPath, [...preload, 'dist/src/main.js'], {
       cwd: root,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -326,6 +334,13 @@ class Service {
 
   kill(): void {
     if (this.running) this.child?.kill('SIGKILL');
+  }
+
+  /** Resolves with the signal that ended the process (null when it exited by itself). */
+  exited(): Promise<string | null> {
+    const child = this.child;
+    if (!child || !this.running) return Promise.resolve(child?.signalCode ?? null);
+    return new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
   }
 
   /** Lines the service wrote that are not one JSON object each. */
@@ -606,11 +621,12 @@ async function main(): Promise<number> {
   const services: Service[] = [];
   for (let n = 1; n <= REPLICAS; n++)
     services.push(new Service(path.join(dir, `service-${n}.log`), await freePort()));
+  const crasher = new Service(path.join(dir, 'killed-after-commit.log'), await freePort());
   let cleaned = false;
   const cleanUp = async () => {
     if (cleaned) return;
     cleaned = true;
-    for (const service of services) service.kill();
+    for (const service of [...services, crasher]) service.kill();
     await redis.stop('SIGKILL');
     pg.stopQuietly();
     if (process.env.DRILL_KEEP !== '1') rmSync(dir, { recursive: true, force: true });
@@ -623,7 +639,7 @@ async function main(): Promise<number> {
 
   let code = 1;
   try {
-    code = await drill(pg, redis, services);
+    code = await drill(pg, redis, services, crasher);
     return code;
   } finally {
     for (const service of services) {
@@ -637,7 +653,12 @@ async function main(): Promise<number> {
   }
 }
 
-async function drill(pg: PrivatePostgres, redis: PrivateRedis, services: Service[]): Promise<number> {
+async function drill(
+  pg: PrivatePostgres,
+  redis: PrivateRedis,
+  services: Service[],
+  crasher: Service,
+): Promise<number> {
   const began = Date.now();
   log(`private PostgreSQL on 127.0.0.1:${pg.port}, Redis on 127.0.0.1:${redis.port}`);
   await pg.init();
@@ -763,6 +784,19 @@ async function drill(pg: PrivatePostgres, redis: PrivateRedis, services: Service
   const finishedTasks = await waitForTasks(load, accepted, admin);
   const taskStates = countBy(finishedTasks.values(), (task) => task.status);
 
+  // Keyed writes killed right after their commit, retried on a replica: the first outcome, one change.
+  log('killing a service process right after the commit of each keyed write, retrying on a replica');
+  const crashRows = await crashAfterCommit(
+    pg,
+    redis,
+    services[0],
+    crasher,
+    admin,
+    customers[0],
+    productBody.productId,
+    violations,
+  );
+
   // SIGTERM under load: in-flight requests end, the process exits 0 well within its 30 s hard stop.
   load.phase = 'shutdown';
   load.start();
@@ -818,6 +852,7 @@ async function drill(pg: PrivatePostgres, redis: PrivateRedis, services: Service
     });
 
   printSummary(load.samples, windows);
+  printCrashTable(crashRows);
   const acknowledgedCount = [...load.attempts.values()].filter((a) => a.orderId).length;
   const unfinished = Object.entries(taskStates).filter(([state]) => state !== 'COMPLETED');
   for (const [state, count] of unfinished)
@@ -862,6 +897,300 @@ async function drill(pg: PrivatePostgres, redis: PrivateRedis, services: Service
   log(`total ${((Date.now() - began) / 1000).toFixed(0)} s`);
   printChecks(violations);
   return violations.length === 0 ? 0 : 1;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Killed right after a commit
+
+/** A keyed write the crash step sends; `effect` reads what it changed, `expected` what one run changes. */
+interface CrashCase {
+  name: string;
+  /** Method and route pattern, as the crash preload names operations. */
+  operation: string;
+  method: 'POST' | 'PATCH';
+  path: string;
+  token: string;
+  body: unknown;
+  status: number;
+  effect: (db: Client) => Promise<number>;
+  expected: number;
+}
+
+interface CrashRow {
+  name: string;
+  killed: string;
+  key: string;
+  retry: string;
+  change: string;
+}
+
+/**
+ * For each keyed write: a service process that kills itself (SIGKILL) right after the write's transaction
+ * committed, before its answer leaves, gets the request; the client's retry with the same key goes to a
+ * surviving replica, which must replay the first outcome (`Idempotent-Replayed: true`) while the change is
+ * there exactly once (docs/decisions/0100-exactly-once-request-unit-of-work.md).
+ */
+async function crashAfterCommit(
+  pg: PrivatePostgres,
+  redis: PrivateRedis,
+  survivor: Service,
+  crasher: Service,
+  admin: string,
+  customer: string,
+  productId: string,
+  violations: Violation[],
+): Promise<CrashRow[]> {
+  const db = new Client({ connectionString: pg.url });
+  await db.connect();
+  const call = async (method: string, url: string, token: string, body?: unknown, key?: string) => {
+    const res = await fetch(`${survivor.base}${url}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined
+          ? {}
+          : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
+        ...(key ? { 'idempotency-key': key } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+    });
+    return {
+      status: res.status,
+      headers: res.headers,
+      json: (await res.json().catch(() => ({}))) as Record<string, unknown>,
+    };
+  };
+  const newOrder = async () => {
+    const created = await call(
+      'POST',
+      '/api/v1/orders',
+      customer,
+      { items: [{ productId, quantity: 2 }] },
+      randomUUID(),
+    );
+    if (created.status !== 201) throw new Error(`crash step: creating an order: ${created.status}`);
+    return String(created.json.orderId);
+  };
+  const count = async (sql: string, values: unknown[]) =>
+    (await db.query<{ n: number }>(sql, values)).rows[0].n;
+  const version = (orderId: string) =>
+    count('SELECT version AS n FROM orders WHERE order_id = $1', [orderId]);
+  const stock = () => count('SELECT stock AS n FROM products WHERE product_id = $1', [productId]);
+
+  const note = `crash ${randomUUID()}`;
+  const [toPatch, toConfirm, toExtend, firstOfBatch, secondOfBatch] = await Promise.all(
+    Array.from({ length: 5 }, newOrder),
+  );
+  const batchCustomer = `00000000-0000-4000-8000-${randomUUID().slice(-12)}`;
+  const batchToken = await signAccessToken(SECRET, { sub: batchCustomer, roles: ['CUSTOMER'] });
+  const addressOwner = `00000000-0000-4000-8000-${randomUUID().slice(-12)}`;
+  const addressToken = await signAccessToken(SECRET, { sub: addressOwner, roles: ['CUSTOMER'] });
+  const reporter = `00000000-0000-4000-8000-${randomUUID().slice(-12)}`;
+  const reporterToken = await signAccessToken(SECRET, { sub: reporter, roles: ['ADMIN'] });
+  const today = new Date().toISOString().slice(0, 10);
+  const stockBefore = await stock();
+  const versions = new Map<string, number>();
+  for (const orderId of [toPatch, toConfirm, toExtend, firstOfBatch, secondOfBatch])
+    versions.set(orderId, await version(orderId));
+  const cases: CrashCase[] = [
+    {
+      name: 'create an order',
+      operation: 'POST /api/v1/orders',
+      method: 'POST',
+      path: '/api/v1/orders',
+      token: customer,
+      body: { items: [{ productId, quantity: 1 }], note },
+      status: 201,
+      effect: () => count('SELECT count(*)::int AS n FROM orders WHERE note = $1', [note]),
+      expected: 1,
+    },
+    {
+      name: 'patch an order',
+      operation: 'PATCH /api/v1/orders/:orderId',
+      method: 'PATCH',
+      path: `/api/v1/orders/${toPatch}`,
+      token: customer,
+      body: { note: 'patched' },
+      status: 200,
+      effect: async () => (await version(toPatch)) - (versions.get(toPatch) ?? 0),
+      expected: 1,
+    },
+    {
+      name: 'confirm an order (reserves stock)',
+      operation: 'POST /api/v1/orders/:orderId/confirm',
+      method: 'POST',
+      path: `/api/v1/orders/${toConfirm}/confirm`,
+      token: customer,
+      body: undefined,
+      status: 200,
+      effect: async () => stockBefore - (await stock()),
+      expected: 2,
+    },
+    {
+      name: 'add lines (items batch)',
+      operation: 'POST /api/v1/orders/:orderId/items/batch',
+      method: 'POST',
+      path: `/api/v1/orders/${toExtend}/items/batch`,
+      token: customer,
+      body: {
+        items: [
+          { productId, quantity: 1 },
+          { productId, quantity: 1 },
+        ],
+      },
+      status: 200,
+      effect: () => count('SELECT count(*)::int - 1 AS n FROM order_items WHERE order_id = $1', [toExtend]),
+      expected: 2,
+    },
+    {
+      name: 'batch create',
+      operation: 'POST /api/v1/orders/batch',
+      method: 'POST',
+      path: '/api/v1/orders/batch',
+      token: batchToken,
+      body: {
+        items: [
+          { productId, quantity: 1 },
+          { productId, quantity: 3 },
+        ],
+      },
+      status: 200,
+      effect: () => count('SELECT count(*)::int AS n FROM orders WHERE customer_id = $1', [batchCustomer]),
+      expected: 2,
+    },
+    {
+      name: 'batch confirm',
+      operation: 'POST /api/v1/orders/batch/confirm',
+      method: 'POST',
+      path: '/api/v1/orders/batch/confirm',
+      token: customer,
+      body: { items: [{ orderId: firstOfBatch }, { orderId: secondOfBatch }] },
+      status: 200,
+      effect: async () =>
+        (await version(firstOfBatch)) -
+        (versions.get(firstOfBatch) ?? 0) +
+        (await version(secondOfBatch)) -
+        (versions.get(secondOfBatch) ?? 0),
+      expected: 2,
+    },
+    {
+      name: 'add a delivery address',
+      operation: 'POST /api/v1/delivery-addresses',
+      method: 'POST',
+      path: '/api/v1/delivery-addresses',
+      token: addressToken,
+      body: { streetName: 'Drill street 1', zipCode: '101000' },
+      status: 201,
+      effect: () =>
+        count('SELECT count(*)::int AS n FROM delivery_addresses WHERE user_id = $1', [addressOwner]),
+      expected: 1,
+    },
+    {
+      name: 'start a report task',
+      operation: 'POST /api/v1/reports/generate',
+      method: 'POST',
+      path: '/api/v1/reports/generate',
+      token: reporterToken,
+      body: { dateFrom: today, dateTo: today },
+      status: 202,
+      effect: () => count('SELECT count(*)::int AS n FROM tasks WHERE owner_id = $1', [reporter]),
+      expected: 1,
+    },
+  ];
+
+  const rows: CrashRow[] = [];
+  for (const c of cases) {
+    const key = randomUUID();
+    const fail = (detail: string) =>
+      violations.push({
+        check: 'a write killed after its commit applies once',
+        detail: `${c.name}: ${detail}`,
+      });
+    await crasher.start(pg.url, redis.url, c.operation);
+    const died = crasher.exited();
+    const first = await fetch(`${crasher.base}${c.path}`, {
+      method: c.method,
+      headers: {
+        authorization: `Bearer ${c.token}`,
+        'idempotency-key': key,
+        ...(c.body === undefined
+          ? {}
+          : { 'content-type': c.method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
+      },
+      body: c.body === undefined ? undefined : JSON.stringify(c.body),
+      signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+    }).then(
+      (res) => `${res.status}`,
+      () => 'no answer',
+    );
+    const signal = await died;
+    const killed = `${signal ?? 'exited'}, client: ${first}`;
+    if (signal !== 'SIGKILL' || first !== 'no answer') fail(`not killed after its commit (${killed})`);
+    const { rows: keyRows } = await db.query<{ state: string; status: number | null }>(
+      'SELECT state, response_status AS status FROM idempotency_keys WHERE idempotency_key = $1',
+      [key],
+    );
+    const keyState = keyRows[0] ? `${keyRows[0].state} ${keyRows[0].status ?? ''}`.trim() : 'none';
+    if (keyState !== `COMPLETED ${c.status}`) fail(`key ${keyState} after the crash`);
+    const retry = await call(c.method, c.path, c.token, c.body, key);
+    const replayed = retry.headers.get('idempotent-replayed') === 'true';
+    if (retry.status !== c.status || !replayed) fail(`retry ${retry.status}${replayed ? ' replayed' : ''}`);
+    const applied = await c.effect(db);
+    if (applied !== c.expected) fail(`changed ${applied}, one run changes ${c.expected}`);
+    rows.push({
+      name: c.name,
+      killed,
+      key: keyState,
+      retry: `${retry.status}${replayed ? ' replayed' : ''}`,
+      change: `${applied} (one run: ${c.expected})`,
+    });
+  }
+  // The task accepted by the killed process runs, once: queued by a process's start or the reconciler.
+  const deadline = Date.now() + TASK_DEADLINE_MS;
+  let task: { status: string; attempts: number } | undefined;
+  for (;;) {
+    [task] = (
+      await db.query<{ status: string; attempts: number }>(
+        'SELECT status, attempts FROM tasks WHERE owner_id = $1',
+        [reporter],
+      )
+    ).rows;
+    if (task?.status === 'COMPLETED' || Date.now() > deadline) break;
+    await sleep(500);
+  }
+  const report = rows.find((r) => r.name === 'start a report task');
+  if (report) report.change += `, task ${task?.status ?? 'missing'} after ${task?.attempts ?? 0} run(s)`;
+  if (task?.status !== 'COMPLETED' || task.attempts !== 1)
+    violations.push({
+      check: 'a write killed after its commit applies once',
+      detail: `the report task: ${task?.status ?? 'missing'} after ${task?.attempts ?? 0} runs`,
+    });
+  await db.end();
+  return rows;
+}
+
+function printCrashTable(rows: CrashRow[]): void {
+  const header: CrashRow = {
+    name: 'keyed write',
+    killed: 'process (after the commit)',
+    key: 'key after the crash',
+    retry: 'retry on a replica',
+    change: 'change applied',
+  };
+  const all = [header, ...rows];
+  const columns = Object.keys(header) as Array<keyof CrashRow>;
+  const widths = columns.map((c) => Math.max(...all.map((r) => r[c].length)));
+  log('');
+  for (const [n, row] of all.entries()) {
+    log(
+      columns
+        .map((c, i) => row[c].padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
+    if (n === 0) log(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
 }
 
 interface FinishedTask {
@@ -1008,6 +1337,7 @@ function printChecks(violations: Violation[]): void {
     'an acknowledged key replays its order',
     'accepted tasks finish',
     'tasks accepted while Redis was down run once it is back',
+    'a write killed after its commit applies once',
     'SIGTERM drains and exits 0',
     'every log line is JSON',
   ];

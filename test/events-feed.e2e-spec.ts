@@ -101,8 +101,8 @@ describe('the change feed under concurrent, out-of-order commits', () => {
     }
   }
 
-  /** Transactions waiting for the numbering lock (at their commit). */
-  const waitingCommits = async () =>
+  /** Transactions waiting for the numbering lock (feed pages, writers at their commit). */
+  const waitingOnTheLock = async () =>
     Number(
       (
         await direct.query(
@@ -122,6 +122,7 @@ describe('the change feed under concurrent, out-of-order commits', () => {
     const start = (await admin('GET', `${EVENTS}?customerId=${randomUUID()}`)).json<FeedPage>().nextCursor;
     let writesDone = 0;
     let allCommitted = false;
+    let lagWhileHeld = false;
     const filtered = follow(`&customerId=${customerId}`, start, () => allCommitted);
     const unfiltered = follow('', start, () => allCommitted);
     const seenOfCustomer = () => filtered.seen.length;
@@ -159,11 +160,14 @@ describe('the change feed under concurrent, out-of-order commits', () => {
           expect(res.statusCode).toBe(200);
         }
         writesDone += 1;
-        // Midway, one transaction numbers its event and holds the numbering lock: the other writers'
-        // commits queue behind it (the feed's lag shows them) until it commits.
+        // Midway, one transaction numbers its event and stays open: feed pages wait for it (the feed's lag
+        // shows them; writers that come to number theirs then queue behind the pages) until it commits.
         if (writer === 0 && i === WRITES_PER_WRITER / 2) {
           held.push(
-            heldTransaction(async () => (await waitingCommits()) >= 2 && (await feedLag()) > 0, true),
+            heldTransaction(async () => {
+              lagWhileHeld = (await waitingOnTheLock()) >= 2 && (await feedLag()) > 0;
+              return lagWhileHeld;
+            }, true),
           );
         }
       }
@@ -190,6 +194,7 @@ describe('the change feed under concurrent, out-of-order commits', () => {
       expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
       expect(new Set(sequences).size).toBe(sequences.length);
     }
+    expect(lagWhileHeld).toBe(true);
     // The held transactions inserted their events before the writers began, yet were numbered when they
     // committed, after events that committed earlier: out-of-order commits did happen, and were not skipped.
     const position = (eventId: string) => expected.indexOf(eventId);

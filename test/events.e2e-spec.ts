@@ -367,6 +367,19 @@ describe('events: every change records exactly one event, in its transaction', (
     expect((await feed(`customerId=${customerId}&type=ORDER_CREATED`)).length).toBe(before.length + 1);
   });
 
+  it('/metrics counts the events recorded, by type', async () => {
+    const recorded = async (type: EventType) => {
+      const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+      const line = new RegExp(`^events_recorded_total\\{type="${type}"\\} (\\d+)$`, 'm').exec(res.body);
+      return Number(line?.[1] ?? 0);
+    };
+    const [created, confirmed] = [await recorded('ORDER_CREATED'), await recorded('ORDER_CONFIRMED')];
+    const orderId = await newOrder();
+    await act(customer, orderId, 'confirm');
+    expect(await recorded('ORDER_CREATED')).toBe(created + 1);
+    expect(await recorded('ORDER_CONFIRMED')).toBe(confirmed + 1);
+  });
+
   describe('task events', () => {
     let probe: TasksProbe;
     beforeAll(() => {

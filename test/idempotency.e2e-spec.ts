@@ -450,7 +450,7 @@ describe('Idempotency-Key', () => {
     });
   });
 
-  describe('a create whose record was lost', () => {
+  describe("the key's outcome commits with the request's changes", () => {
     const ORDERS = '/api/v1/orders';
     let productId: string;
 
@@ -458,43 +458,53 @@ describe('Idempotency-Key', () => {
       productId = (await createProduct(await adminClient(t), { stock: 1000 })).productId;
     });
 
-    /** Orders that a create under `key` made for `callerId`, as the order table knows them. */
-    async function ordersMadeWith(callerId: string, key: string): Promise<number> {
-      const [row] = (await db.query(
-        'SELECT count(*)::int AS count FROM orders WHERE creation_reference = $1',
-        [`${callerId} ${key}`],
-      )) as Array<{ count: number }>;
+    /** The orders whose note is `note`: what the creates under test made. */
+    async function ordersNoted(note: string): Promise<number> {
+      const [row] = (await db.query('SELECT count(*)::int AS count FROM orders WHERE note = $1', [
+        note,
+      ])) as Array<{ count: number }>;
       return row.count;
     }
 
-    /**
-     * The state a crash between the order's commit and the key's completion leaves: the key still
-     * IN_PROGRESS with no response, its claim older than the 60 s after which a retry takes it over.
-     */
-    async function loseTheRecord(callerId: string, key: string): Promise<void> {
-      await db.query(
-        `UPDATE idempotency_keys SET state = 'IN_PROGRESS', response_status = NULL, response_headers = NULL,
-                response_body = NULL, completed_at = NULL, created_at = now() - interval '2 minutes'
-          WHERE caller_id = $1 AND idempotency_key = $2`,
-        [callerId, key],
-      );
-    }
-
-    it('a retry finds the order the first attempt made instead of making a second', async () => {
+    it('an unexpected failure (5xx) after the change undoes the change with the key: the retry makes it once', async () => {
       const key = randomUUID();
-      const body = { items: [{ productId, quantity: 2 }], note: 'made once' };
+      const body = { label: label() };
+      t.app.get(ProbeFailures).failOnce.add(body.label);
+      const failed = await alice('POST', `${PROBE}/fails-after-effect`, {
+        body,
+        headers: withIdempotencyKey(key),
+      });
+      expect(failed.statusCode).toBe(500);
+      expect(await effects(body.label)).toBe(0);
+      const retried = await alice('POST', `${PROBE}/fails-after-effect`, {
+        body,
+        headers: withIdempotencyKey(key),
+      });
+      expect(retried.statusCode).toBe(201);
+      expect(await effects(body.label)).toBe(1);
+      expectReplayOf(
+        await alice('POST', `${PROBE}/fails-after-effect`, { body, headers: withIdempotencyKey(key) }),
+        retried,
+      );
+    });
+
+    it('a committed create has its completed key, written in the same transaction', async () => {
+      const key = randomUUID();
+      const note = `made once ${randomUUID()}`;
+      const body = { items: [{ productId, quantity: 2 }], note };
       const first = await alice('POST', ORDERS, { body, headers: withIdempotencyKey(key) });
       expect(first.statusCode).toBe(201);
-      await loseTheRecord(aliceId, key);
-
-      const retry = await alice('POST', ORDERS, { body, headers: withIdempotencyKey(key) });
-      expect(retry.statusCode).toBe(201);
-      expect(retry.headers['idempotent-replayed']).toBeUndefined();
-      expect(retry.headers.location).toBe(first.headers.location);
-      expect(retry.json()).toEqual(first.json());
-      expect(await ordersMadeWith(aliceId, key)).toBe(1);
-      // The retry's answer is the key's record now.
-      expectReplayOf(await alice('POST', ORDERS, { body, headers: withIdempotencyKey(key) }), retry);
+      // The order row and the key's record were written by one transaction (the same xmin).
+      const [row] = (await db.query(
+        `SELECT (SELECT xmin::text FROM orders WHERE order_id = $1) AS "order",
+                (SELECT xmin::text FROM idempotency_keys WHERE caller_id = $2 AND idempotency_key = $3
+                    AND state = 'COMPLETED') AS "key"`,
+        [first.json().orderId, aliceId, key],
+      )) as Array<{ order: string; key: string | null }>;
+      expect(row.key).not.toBeNull();
+      expect(row.key).toBe(row.order);
+      expectReplayOf(await alice('POST', ORDERS, { body, headers: withIdempotencyKey(key) }), first);
+      expect(await ordersNoted(note)).toBe(1);
     });
 
     it("another caller's create with the same key is its own order", async () => {
@@ -508,7 +518,8 @@ describe('Idempotency-Key', () => {
 
     it('once the key has expired, the same key makes a new order', async () => {
       const key = randomUUID();
-      const body = { items: [{ productId, quantity: 1 }] };
+      const note = `expired key ${randomUUID()}`;
+      const body = { items: [{ productId, quantity: 1 }], note };
       const first = await alice('POST', ORDERS, { body, headers: withIdempotencyKey(key) });
       expect(first.statusCode).toBe(201);
       await db.query(
@@ -516,13 +527,10 @@ describe('Idempotency-Key', () => {
           WHERE caller_id = $1 AND idempotency_key = $2`,
         [aliceId, key],
       );
-      await db.query("UPDATE orders SET created_at = now() - interval '25 hours' WHERE order_id = $1", [
-        first.json().orderId,
-      ]);
       const later = await alice('POST', ORDERS, { body, headers: withIdempotencyKey(key) });
       expect(later.statusCode).toBe(201);
       expect(later.json().orderId).not.toBe(first.json().orderId);
-      expect(await ordersMadeWith(aliceId, key)).toBe(2);
+      expect(await ordersNoted(note)).toBe(2);
     });
   });
 });

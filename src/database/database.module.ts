@@ -7,10 +7,11 @@ import { databaseOptions } from './database-options';
 import { runMigrationsLocked } from './migrations-runner';
 import { PooledStatements } from './pooled-statements';
 import { TransactionSettings } from './transaction-settings';
+import { Transactions } from './transactions';
 
 /**
- * TypeORM's DataSource (migrations applied first), every transaction of it given the service's settings, and
- * the pooled statements beside it, for every module.
+ * TypeORM's DataSource (migrations applied first), every transaction of it given the service's settings, the
+ * services' transactions (Transactions) and the pooled statements beside them, for every module.
  */
 @Global()
 @Module({
@@ -46,7 +47,7 @@ import { TransactionSettings } from './transaction-settings';
       },
     }),
   ],
-  providers: [TransactionSettings, PooledStatements],
-  exports: [PooledStatements],
+  providers: [TransactionSettings, PooledStatements, Transactions],
+  exports: [PooledStatements, Transactions],
 })
 export class DatabaseModule {}

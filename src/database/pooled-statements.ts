@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -61,7 +61,8 @@ export class StatementVariants {
  * statements from one transaction to the next (PgBouncer before 1.21). Failures and slow statements are
  * logged as TypeORM's are (same logger, same `maxQueryExecutionTime`); errors are the driver's own, which the
  * problem filter already maps (dependency-errors.ts). Anything in a transaction of several statements goes
- * through the transaction's EntityManager.
+ * through the transaction's EntityManager; a hot statement of fixed text there runs prepared all the same
+ * (`rowsIn`).
  */
 @Injectable()
 export class PooledStatements {
@@ -91,14 +92,31 @@ export class PooledStatements {
     return (await this.run(statement, values)).rowCount ?? 0;
   }
 
-  private async run(statement: PreparedStatement | string, values: unknown[]): Promise<QueryResult> {
+  /**
+   * The rows of `statement` run in the caller's transaction, on its connection, prepared as the pooled ones
+   * are: the hot writes of a request's unit of work (an order's insert, the Idempotency-Key's outcome) keep
+   * their parsed plan, which TypeORM's `db.query` (always unnamed) would not.
+   */
+  async rowsIn<R>(db: EntityManager, statement: PreparedStatement, values: unknown[]): Promise<R[]> {
+    const runner = db.queryRunner;
+    if (!runner?.isTransactionActive) throw new Error('rowsIn needs the EntityManager of a transaction');
+    // The runner's connection (a connected runner answers with the one it holds).
+    const client = (await runner.connect()) as PoolClient;
+    return (await this.run(statement, values, (query) => client.query(query))).rows as R[];
+  }
+
+  private async run(
+    statement: PreparedStatement | string,
+    values: unknown[],
+    execute: (query: QueryConfig) => Promise<QueryResult> = (query) => this.inOwnTransaction(query),
+  ): Promise<QueryResult> {
     const query: QueryConfig =
       typeof statement === 'string' || !this.named
         ? { text: typeof statement === 'string' ? statement : statement.text, values }
         : { ...statement, values };
     const started = performance.now();
     try {
-      const result = await this.inOwnTransaction(query);
+      const result = await execute(query);
       const elapsed = performance.now() - started;
       if (elapsed > this.slowMs) this.dataSource.logger.logQuerySlow(Math.round(elapsed), query.text);
       return result;

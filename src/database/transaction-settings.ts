@@ -32,7 +32,8 @@ export function transactionSettingsSql(limits: TransactionLimits): string {
  * TRANSACTION` is `transactionSettingsSql` (TypeORM's transaction events, so `dataSource.transaction()`, an
  * EntityManager's and a repository's own transactions alike). A nested transaction is a savepoint of one
  * already set. Single statements outside a transaction are `PooledStatements`', which sends the same settings
- * with its `BEGIN`.
+ * with its `BEGIN`; the services' transactions (`Transactions`) send them with theirs too and `adopt` the
+ * runner, so its savepoints add nothing.
  */
 @Injectable()
 export class TransactionSettings implements EntitySubscriberInterface {
@@ -50,6 +51,11 @@ export class TransactionSettings implements EntitySubscriberInterface {
     if (this.set.has(queryRunner)) return;
     this.set.add(queryRunner);
     await queryRunner.query(this.sql);
+  }
+
+  /** `queryRunner`'s transaction was begun with the settings on its connection directly (`Transactions`). */
+  adopt(queryRunner: QueryRunner): void {
+    this.set.add(queryRunner);
   }
 
   afterTransactionCommit({ queryRunner }: TransactionCommitEvent): void {

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { OffsetPage, offsetOf, offsetPage } from '../paging/offset-page';
 import { AppException } from '../problem/app-exception';
 import {
@@ -10,6 +9,7 @@ import {
   newAddressIsDefault,
 } from './domain/delivery-address';
 import { DeliveryAddressesRepository } from './persistence/delivery-addresses.repository';
+import { Transactions } from '../database/transactions';
 
 /**
  * The caller's delivery addresses (caller-scoped: an admin has no access to anyone else's either) and
@@ -19,7 +19,7 @@ import { DeliveryAddressesRepository } from './persistence/delivery-addresses.re
 @Injectable()
 export class DeliveryAddressesService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly addresses: DeliveryAddressesRepository,
   ) {}
 
@@ -53,7 +53,7 @@ export class DeliveryAddressesService {
 
   /** The first address becomes the default; a later one when `isDefault` is true (it moves the default). */
   create(userId: string, fields: AddressFields & { isDefault?: boolean }): Promise<DeliveryAddress> {
-    return this.dataSource.transaction(async (db) => {
+    return this.transactions.run(async (db) => {
       await this.addresses.lockAddressBook(db, userId);
       const hasAddresses = await this.addresses.hasAny(db, userId);
       const isDefault = newAddressIsDefault(hasAddresses, fields.isDefault);
@@ -68,7 +68,7 @@ export class DeliveryAddressesService {
    * the way to move it.
    */
   change(userId: string, addressId: string, changes: AddressChanges): Promise<DeliveryAddress> {
-    return this.dataSource.transaction(async (db) => {
+    return this.transactions.run(async (db) => {
       await this.addresses.lockAddressBook(db, userId);
       const current = await this.addresses.read(userId, addressId, db);
       if (!current) throw notFound(addressId);
@@ -87,7 +87,7 @@ export class DeliveryAddressesService {
 
   /** Deleting the default makes the newest remaining address the default. */
   remove(userId: string, addressId: string): Promise<void> {
-    return this.dataSource.transaction(async (db) => {
+    return this.transactions.run(async (db) => {
       await this.addresses.lockAddressBook(db, userId);
       const deleted = await this.addresses.delete(db, userId, addressId);
       if (!deleted) throw notFound(addressId);

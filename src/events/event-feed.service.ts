@@ -15,10 +15,12 @@ export interface FeedPage {
 }
 
 /**
- * Reading events: the change feed, one event, an order's timeline. Only numbered events are served, and
- * events are numbered at commit under a lock held until the commit is visible (the migration
- * 1763800016000-events), so the numbered events any statement sees are every event up to some number:
- * a reader that resumes after the last sequence it saw never skips one committed later.
+ * Reading events: the change feed, one event, an order's timeline. Only numbered events are served. Events
+ * are numbered at commit under a lock (shared among writers) held until the commit is visible, and a feed
+ * page serves events up to its horizon only, the highest number given once every transaction that had
+ * numbered its events has ended (EventsRepository.feedPage): every event up to it is visible, so a reader
+ * that resumes after the last sequence it saw never skips one committed later
+ * (docs/decisions/0110-events-numbered-at-commit.md).
  */
 @Injectable()
 export class EventFeedService {
@@ -26,9 +28,9 @@ export class EventFeedService {
 
   /**
    * Up to `size` events after `cursor` (from the oldest retained without one), oldest first. When the page
-   * is the last one for now, the next cursor points past every event visible now (whatever the filters),
-   * so a filtered follower does not scan the same events again. A cursor before what retention has
-   * deleted is refused with CURSOR_EXPIRED.
+   * is the last one for now, the next cursor points at the horizon, past every event servable now (whatever
+   * the filters), so a filtered follower does not scan the same events again. A cursor before what
+   * retention has deleted is refused with CURSOR_EXPIRED.
    */
   async feed(cursor: string | undefined, filter: FeedFilter, size: number): Promise<FeedPage> {
     const after = cursor === undefined ? 0 : decodeFeedCursor(cursor);
@@ -41,7 +43,7 @@ export class EventFeedService {
     const content = page.events.slice(0, size);
     const last = hasNext
       ? content[content.length - 1].sequence
-      : Math.max(after, page.purgedThrough, page.latest);
+      : Math.max(after, page.purgedThrough, page.horizon);
     return { content, size, nextCursor: encodeFeedCursor(last), hasNext, hasPrev: false };
   }
 

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { type Caller, isAdmin } from '../auth/caller';
 import { AppException } from '../problem/app-exception';
 import { BlobStorage } from '../storage/blob-storage';
@@ -7,6 +6,7 @@ import { UsersService } from '../users/users.service';
 import type { Attachment, AttachmentContent, ReceivedFile } from './domain/attachment';
 import { FileUploadsService } from './file-uploads.service';
 import { AttachmentsRepository } from './persistence/attachments.repository';
+import { Transactions } from '../database/transactions';
 
 const noAvatar = () =>
   new AppException('ATTACHMENT_NOT_FOUND', { detailKey: 'errors.ATTACHMENT_NOT_FOUND_AVATAR' });
@@ -18,7 +18,7 @@ const noAvatar = () =>
 @Injectable()
 export class AvatarsService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly attachments: AttachmentsRepository,
     private readonly storage: BlobStorage,
     private readonly uploads: FileUploadsService,
@@ -31,7 +31,7 @@ export class AvatarsService {
    */
   async replace(caller: Caller, file: ReceivedFile): Promise<Attachment> {
     try {
-      return await this.dataSource.transaction(async (db) => {
+      return await this.transactions.run(async (db) => {
         await this.attachments.lockAvatar(db, caller.userId);
         const earlier = await this.attachments.deleteAvatar(db, caller.userId);
         if (earlier !== undefined) await this.storage.delete(db, [earlier]);
@@ -62,7 +62,7 @@ export class AvatarsService {
 
   /** Deletes the caller's avatar with its bytes; 404 when there is none. */
   async remove(caller: Caller): Promise<void> {
-    await this.dataSource.transaction(async (db) => {
+    await this.transactions.run(async (db) => {
       await this.attachments.lockAvatar(db, caller.userId);
       const blobKey = await this.attachments.deleteAvatar(db, caller.userId);
       if (blobKey === undefined) throw noAvatar();

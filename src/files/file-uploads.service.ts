@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { DataSource } from 'typeorm';
 import { AppException } from '../problem/app-exception';
 import { formatByteSize } from '../problem/byte-size';
 import { BlobStorage, BlobTooLargeError } from '../storage/blob-storage';
@@ -8,6 +7,7 @@ import type { ReceivedFile, UploadPolicy } from './domain/attachment';
 import { normalizeFileName } from './domain/file-name';
 import { checkFileType, declaredMediaType, FILE_EXTENSIONS, SIGNATURE_BYTES } from './domain/file-type';
 import { readHead } from './domain/stream-head';
+import { Transactions } from '../database/transactions';
 
 /** An upload as it arrives: its bytes as a stream, with the name and type the client gave it. */
 export interface IncomingFile {
@@ -27,7 +27,7 @@ export class FileUploadsService {
 
   constructor(
     private readonly storage: BlobStorage,
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
   ) {}
 
   /**
@@ -73,7 +73,7 @@ export class FileUploadsService {
    */
   async discard(file: ReceivedFile): Promise<void> {
     try {
-      await this.dataSource.transaction((db) => this.storage.delete(db, [file.blobKey]));
+      await this.transactions.run((db) => this.storage.delete(db, [file.blobKey]));
     } catch (error: unknown) {
       this.logger.warn({ msg: 'received file not discarded; storage purges it later', err: error });
     }

@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller';
 import { OrderDeletionHooks } from '../orders/order-deletion-hooks';
 import { OrderReadsService } from '../orders/order-reads.service';
@@ -9,6 +9,7 @@ import { BlobStorage } from '../storage/blob-storage';
 import type { Attachment, AttachmentContent, ReceivedFile } from './domain/attachment';
 import { FileUploadsService } from './file-uploads.service';
 import { AttachmentsRepository, isMissingOwner } from './persistence/attachments.repository';
+import { Transactions } from '../database/transactions';
 
 /**
  * The files attached to an order. Whoever may see the order (its customer, an admin) may list, add, read
@@ -18,7 +19,7 @@ import { AttachmentsRepository, isMissingOwner } from './persistence/attachments
 @Injectable()
 export class OrderAttachmentsService implements OnModuleInit {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly attachments: AttachmentsRepository,
     private readonly storage: BlobStorage,
     private readonly uploads: FileUploadsService,
@@ -47,7 +48,7 @@ export class OrderAttachmentsService implements OnModuleInit {
     description?: string,
   ): Promise<Attachment> {
     try {
-      return await this.dataSource.transaction(async (db) => {
+      return await this.transactions.run(async (db) => {
         const attachment = await this.attachments.insert(db, { orderId }, file, {
           description,
           uploadedBy: caller.userId,
@@ -87,7 +88,7 @@ export class OrderAttachmentsService implements OnModuleInit {
   /** Deletes the attachment with its bytes. */
   async remove(caller: Caller, orderId: string, attachmentId: string): Promise<void> {
     await this.orders.assertVisible(caller, orderId);
-    await this.dataSource.transaction(async (db) => {
+    await this.transactions.run(async (db) => {
       const blobKey = await this.attachments.deleteOfOrder(db, orderId, attachmentId);
       if (blobKey === undefined) throw new AppException('ATTACHMENT_NOT_FOUND', { args: { attachmentId } });
       await this.storage.delete(db, [blobKey]);

@@ -2,6 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, Observable, of, switchMap } from 'rxjs';
+import { Transactions, UnitOfWork } from '../database/transactions';
 import { AppException } from '../problem/app-exception';
 import { IDEMPOTENT_METADATA, IDEMPOTENT_REPLAYED_HEADER, IdempotentOptions } from './idempotency.constants';
 import { IdempotencyRecorder } from './idempotency.recorder';
@@ -20,8 +21,10 @@ function callerIdOf(request: FastifyRequest): string {
 /**
  * Idempotency-Key for handlers marked `@Idempotent()` (POST and PATCH). Runs after the guards (the caller
  * is known) and before the pipes, so a validation failure is an outcome of the key like any other. The
- * request either claims the key and executes (its response is recorded by IdempotencyRecorder), or
- * replays the recorded response, or is refused with 409.
+ * request either claims the key and executes, or replays the recorded response, or is refused with 409.
+ * A request that claimed its key executes in a unit of work: every transaction of its services joins one
+ * transaction, which IdempotencyRecorder commits together with the key's outcome, so a change is never
+ * committed without the answer a retry will get (docs/decisions/0100-exactly-once-request-unit-of-work.md).
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -29,6 +32,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
     private readonly store: IdempotencyStore,
     private readonly recorder: IdempotencyRecorder,
+    private readonly transactions: Transactions,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -45,17 +49,23 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     const reply = http.getResponse<FastifyReply>();
     return from(this.claimOrReplay(request, key)).pipe(
-      switchMap((recorded) => (recorded ? of(this.replay(reply, recorded)) : next.handle())),
+      switchMap((claimed) =>
+        claimed instanceof UnitOfWork
+          ? // The handler, its pipes and all they start run in the unit's scope.
+            this.transactions.within(claimed, () => next.handle())
+          : of(this.replay(reply, claimed)),
+      ),
     );
   }
 
-  /** Undefined when this request claimed the key and executes; the recorded response otherwise. */
-  private async claimOrReplay(request: FastifyRequest, key: string): Promise<StoredResponse | undefined> {
+  /** The unit of work the request executes in when it claimed the key; the recorded response otherwise. */
+  private async claimOrReplay(request: FastifyRequest, key: string): Promise<UnitOfWork | StoredResponse> {
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
     const outcome = await this.store.claim({ callerId: callerIdOf(request), key }, fingerprint);
     if ('claim' in outcome) {
-      this.recorder.track(request, outcome.claim);
-      return undefined;
+      const unit = this.transactions.unitOfWork();
+      this.recorder.track(request, outcome.claim, unit);
+      return unit;
     }
     const { record } = outcome;
     if (record.fingerprint !== fingerprint) throw new AppException('IDEMPOTENCY_KEY_REUSED');

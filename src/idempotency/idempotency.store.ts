@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import type { EntityManager } from 'typeorm';
 import { prepared, PooledStatements } from '../database/pooled-statements';
 
 /**
@@ -81,7 +82,11 @@ const RELEASE = prepared(
     WHERE caller_id = $1 AND idempotency_key = $2 AND claim_token = $3 AND state = 'IN_PROGRESS'`,
 );
 
-/** The idempotency_keys table (migration 1763800001000). All writes are single atomic statements. */
+/**
+ * The idempotency_keys table (migration 1763800001000). A key is claimed by a statement of its own (the
+ * claim must be visible to concurrent retries at once); its outcome is written in the request's transaction
+ * when the request changed something (IdempotencyRecorder), else by a statement of its own.
+ */
 @Injectable()
 export class IdempotencyStore {
   private readonly ttlSeconds: number;
@@ -140,16 +145,22 @@ export class IdempotencyStore {
     };
   }
 
-  /** Records the final response; false when the claim was taken over meanwhile (nothing written). */
-  async complete(claim: IdempotencyClaim, response: StoredResponse): Promise<boolean> {
-    const completed = await this.pooled.rows(COMPLETE, [
+  /**
+   * Records the final response, in `db`'s transaction when given; false when the claim was taken over
+   * meanwhile (nothing written).
+   */
+  async complete(claim: IdempotencyClaim, response: StoredResponse, db?: EntityManager): Promise<boolean> {
+    const values = [
       claim.callerId,
       claim.key,
       claim.token,
       response.status,
       JSON.stringify(response.headers),
       response.body,
-    ]);
+    ];
+    const completed = db
+      ? await this.pooled.rowsIn(db, COMPLETE, values)
+      : await this.pooled.rows(COMPLETE, values);
     return completed.length === 1;
   }
 

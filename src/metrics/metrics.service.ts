@@ -58,7 +58,7 @@ export class MetricsService {
     const lag = () => this.feedLagSource;
     new Gauge({
       name: 'events_feed_lag_seconds',
-      help: 'Age of the oldest committed event the feed cannot serve yet (waiting to be numbered)',
+      help: 'Longest current wait on the events numbering lock: a feed page waiting for committing writers, or writers behind it',
       registers: [this.registry],
       async collect() {
         const source = lag();
@@ -73,8 +73,9 @@ export class MetricsService {
   }
 
   /**
-   * The source of `events_feed_lag_seconds`: the age of the oldest committed event the feed cannot serve
-   * yet (the events module gives it; -1 when it cannot be read).
+   * The source of `events_feed_lag_seconds`: how long the longest current wait on the events numbering lock
+   * has lasted, i.e. how long committed events have been held from the feed (the events module gives it; -1
+   * when it cannot be read).
    */
   trackFeedLag(source: () => Promise<number>): void {
     this.feedLagSource = source;

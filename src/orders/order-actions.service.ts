@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { type Caller, isAdmin } from '../auth/caller';
 import { BatchOutcome, failed, succeeded } from '../batch/batch-outcome';
 import { actionEventType } from '../events/domain/event-types';
@@ -16,6 +16,7 @@ import {
   TransitionPlan,
 } from './domain/order-state-machine';
 import { OrderChanges } from './order-changes.service';
+import { Transactions } from '../database/transactions';
 
 type EffectHandler = (db: EntityManager, order: Order) => Promise<void>;
 
@@ -35,7 +36,7 @@ export class OrderActionsService implements OnModuleInit {
   };
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly changes: OrderChanges,
     private readonly stock: ProductStockService,
   ) {}
@@ -75,7 +76,7 @@ export class OrderActionsService implements OnModuleInit {
     if (effects.some((effect) => effect !== 'RESERVE_STOCK')) {
       throw new Error(`confirmMany cannot run the effects ${effects.join(', ')}`);
     }
-    return this.dataSource.transaction(async (db) => {
+    return this.transactions.run(async (db) => {
       const orders = await this.changes.lockMany(db, orderIds);
       // The database spells ids in lower case; a client may not.
       const orderOf = (orderId: string) => orders.get(orderId.toLowerCase());

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Caller } from '../auth/caller';
 import {
   AtomicBatchFailure,
@@ -19,6 +18,7 @@ import { OrderActionsService } from './order-actions.service';
 import { OrderItemsService } from './order-items.service';
 import { OrderLinePricingService } from './order-line-pricing.service';
 import { OrdersRepository } from './persistence/orders.repository';
+import { Transactions } from '../database/transactions';
 
 /**
  * The order batches (docs/decisions/0026-batch-operations.md), built from the steps the single operations
@@ -28,7 +28,7 @@ import { OrdersRepository } from './persistence/orders.repository';
 @Injectable()
 export class OrderBatchService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly orders: OrdersRepository,
     private readonly actions: OrderActionsService,
     private readonly items: OrderItemsService,
@@ -48,7 +48,7 @@ export class OrderBatchService {
     // Like a single create without an address, each order takes a copy of the caller's default one (read
     // before the transaction: no second pool connection while one is held).
     const deliveryAddress = await this.addresses.defaultAddressOf(caller.userId);
-    return this.dataSource.transaction(async (db) => {
+    return this.transactions.run(async (db) => {
       const { priced, violations } = await this.lines.check(
         items,
         itemFieldPrefix,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller';
 import { operationEventType, type OrderEventType } from '../events/domain/event-types';
 import { EventRecorder } from '../events/event-recorder.service';
@@ -9,6 +9,7 @@ import { isAllowed, OrderOperation, OrderTimestampField } from './domain/order-s
 import { assertOrderVisible } from './order-access';
 import { OrderDeletionHooks } from './order-deletion-hooks';
 import { OrdersRepository } from './persistence/orders.repository';
+import { Transactions } from '../database/transactions';
 
 /** What a change writes besides its own statements: field changes and the time stamp of an action. */
 export interface ChangeOutcome {
@@ -29,7 +30,7 @@ export interface ChangeOutcome {
 @Injectable()
 export class OrderChanges {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly orders: OrdersRepository,
     private readonly deletionHooks: OrderDeletionHooks,
     private readonly events: EventRecorder,
@@ -42,7 +43,7 @@ export class OrderChanges {
     expected: ExpectedVersions,
     apply: (db: EntityManager, order: Order) => Promise<ChangeOutcome | void>,
   ): Promise<OrderBody> {
-    return this.dataSource.transaction(async (db) => {
+    return this.transactions.run(async (db) => {
       const order = await this.lock(db, caller, orderId, operation, expected);
       const outcome = (await apply(db, order)) ?? {};
       const event = this.events.order(operationEventType(operation), caller.userId);
@@ -55,7 +56,7 @@ export class OrderChanges {
    * (OrderDeletionHooks), all in one transaction, recording ORDER_DELETED with the order as it was.
    */
   remove(caller: Caller, orderId: string, expected: ExpectedVersions): Promise<void> {
-    return this.dataSource.transaction(async (db) => {
+    return this.transactions.run(async (db) => {
       const order = await this.lock(db, caller, orderId, 'delete', expected);
       await this.deletionHooks.run(db, order.orderId);
       await this.orders.delete(db, order.orderId, this.events.order('ORDER_DELETED', caller.userId));

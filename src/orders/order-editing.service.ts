@@ -3,11 +3,11 @@ import { type Caller, isAdmin } from '../auth/caller';
 import { DeliveryAddressesService } from '../delivery-addresses/delivery-addresses.service';
 import { EventRecorder } from '../events/event-recorder.service';
 import { AppException } from '../problem/app-exception';
+import { Transactions } from '../database/transactions';
 import { UsersService } from '../users/users.service';
 import {
   ExpectedVersions,
   OrderBody,
-  OrderCreation,
   OrderDraft,
   OrderFieldChanges,
   OrderPatch,
@@ -28,19 +28,17 @@ export class OrderEditingService {
     private readonly users: UsersService,
     private readonly addresses: DeliveryAddressesService,
     private readonly events: EventRecorder,
+    private readonly transactions: Transactions,
   ) {}
 
   /**
-   * No transaction: the catalogue read only prices the lines (stock is reserved at confirm), and the order
-   * with its lines and total is written and returned by one statement, atomic by itself. Without a
-   * `deliveryAddress` the order takes a copy of the customer's default delivery address, if any (read
-   * beside the catalogue, so it adds no round trip to the answer). The insert records ORDER_CREATED itself.
+   * The catalogue read only prices the lines (stock is reserved at confirm), before the transaction; the
+   * order with its lines and total is written and returned by one statement, in the request's transaction
+   * (with its Idempotency-Key's outcome). Without a `deliveryAddress` the order takes a copy of the
+   * customer's default delivery address, if any (read beside the catalogue, so it adds no round trip). The
+   * insert records ORDER_CREATED itself.
    */
-  async create(
-    caller: Caller,
-    draft: OrderDraft & { customerId?: string },
-    creation?: OrderCreation,
-  ): Promise<OrderBody> {
+  async create(caller: Caller, draft: OrderDraft & { customerId?: string }): Promise<OrderBody> {
     const customerId = (draft.customerId ?? caller.userId).toLowerCase();
     if (customerId !== caller.userId && !isAdmin(caller)) throw new AppException('ACCESS_DENIED');
     const [priced, deliveryAddress] = await Promise.all([
@@ -49,11 +47,9 @@ export class OrderEditingService {
     ]);
     this.lines.assertStorableTotal(priced);
     if (customerId !== caller.userId) await this.users.ensureCustomer(customerId);
-    return this.orders.insert(
-      { customerId, deliveryAddress, note: draft.note, creation },
-      priced,
-      this.events.order('ORDER_CREATED', caller.userId),
-    );
+    const order = { customerId, deliveryAddress, note: draft.note };
+    const event = this.events.order('ORDER_CREATED', caller.userId);
+    return this.transactions.run((db) => this.orders.insert(db, order, priced, event));
   }
 
   /** PUT: items, delivery address and note replaced; absent means removed. Only while CREATED. */

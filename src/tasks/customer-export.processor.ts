@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { CreationKey } from '../orders/domain/order-aggregates';
 import { OrderExportsService } from '../orders/order-exports.service';
 import { BlobStorage } from '../storage/blob-storage';
@@ -7,6 +6,7 @@ import { EXPORT_FILE_FORMATS } from './domain/export-file-format';
 import { MAX_EXPORT_BYTES, progressOf } from './domain/task';
 import { TasksRepository } from './persistence/tasks.repository';
 import { TaskHandler, TaskHandlers, TaskRun } from './task-handlers';
+import { Transactions } from '../database/transactions';
 
 /** Orders per chunk read (with their items) while the file streams into storage. */
 export const EXPORT_CHUNK_ORDERS = 500;
@@ -25,7 +25,7 @@ export class CustomerExportProcessor implements TaskHandler<'CUSTOMER_EXPORT'> {
     private readonly orders: OrderExportsService,
     private readonly tasks: TasksRepository,
     private readonly storage: BlobStorage,
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     handlers: TaskHandlers,
   ) {
     handlers.register(this);
@@ -69,7 +69,7 @@ export class CustomerExportProcessor implements TaskHandler<'CUSTOMER_EXPORT'> {
         return { kind: 'export', id: exportId };
       });
     } catch (error: unknown) {
-      await this.dataSource.transaction((db) => this.storage.delete(db, [blob.key])).catch(() => undefined);
+      await this.transactions.run((db) => this.storage.delete(db, [blob.key])).catch(() => undefined);
       throw error;
     }
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { Transactions } from '../database/transactions';
 import type { TaskEventType } from '../events/domain/event-types';
 import { EventRecorder } from '../events/event-recorder.service';
 import { toJsonOutput } from '../http/json-output';
@@ -18,7 +19,7 @@ import { taskBody } from './task-body';
 @Injectable()
 export class TaskEndings {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     private readonly tasks: TasksRepository,
     private readonly events: EventRecorder,
     private readonly problems: ProblemRenderer,
@@ -49,7 +50,7 @@ export class TaskEndings {
     actorId: string | undefined,
     move: (db: EntityManager) => Promise<Task | undefined>,
   ): Promise<Task | undefined> {
-    return this.dataSource.transaction(async (db) => {
+    return this.transactions.run(async (db) => {
       const task = await move(db);
       if (!task) return undefined;
       const data = toJsonOutput(taskBody(task, this.problems, DEFAULT_LANGUAGE)) as Record<string, unknown>;

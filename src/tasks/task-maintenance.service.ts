@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { JobQueue, QueuedJob } from '../queue/job-queue';
@@ -7,6 +6,7 @@ import { BlobStorage } from '../storage/blob-storage';
 import { FAILURE_CODES, MAX_TASK_ATTEMPTS, Task } from './domain/task';
 import { TasksRepository } from './persistence/tasks.repository';
 import { TASK_QUEUES, TaskDispatcher } from './task-dispatcher.service';
+import { Transactions } from '../database/transactions';
 import { TaskEndings } from './task-endings.service';
 
 export const MAINTENANCE_QUEUE = 'task-maintenance';
@@ -32,7 +32,8 @@ const RETENTION_BATCH = 500;
  *   again, or FAILED once it has used its attempts — no task stays PENDING or PROCESSING without a job.
  *   Tasks accepted while the queue was down do not wait for it: they are queued as soon as it answers again
  *   (`dispatchNeverQueued`, in every process that reconnects; a task's job id makes a second dispatch of it
- *   a no-op);
+ *   a no-op), and so are those a process died before queueing (after the commit of the request that
+ *   accepted them, before its queueing: when a process starts);
  * - retention: tasks finished more than TASK_RETENTION_DAYS ago are deleted with their results and files;
  * - purge-abandoned-blobs: file bytes written but never attached (a crash mid-export or mid-upload).
  */
@@ -46,7 +47,7 @@ export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap {
     private readonly dispatcher: TaskDispatcher,
     private readonly endings: TaskEndings,
     private readonly storage: BlobStorage,
-    private readonly dataSource: DataSource,
+    private readonly transactions: Transactions,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -59,6 +60,7 @@ export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap {
     for (const [name, everyMs] of Object.entries(MAINTENANCE_JOBS)) {
       await this.queue.schedule(MAINTENANCE_QUEUE, name, everyMs);
     }
+    void this.dispatchNeverQueued();
   }
 
   private async run(job: QueuedJob<unknown>): Promise<void> {
@@ -116,7 +118,7 @@ export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap {
   async applyRetention(): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const batch = await this.dataSource.transaction(async (db) => {
+      const batch = await this.transactions.run(async (db) => {
         const gone = await this.tasks.deleteFinishedBefore(
           db,
           this.config.tasks.retentionDays,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type Caller, isAdmin } from '../auth/caller';
 import { AppException } from '../problem/app-exception';
 import { currentTrace } from '../tracing/trace-context';
+import { Transactions } from '../database/transactions';
 import { UsersService } from '../users/users.service';
 import { ExportFormat, ReportParameters, Task, TaskType } from './domain/task';
 import { TasksRepository } from './persistence/tasks.repository';
@@ -9,8 +10,11 @@ import { TaskDispatcher } from './task-dispatcher.service';
 import { TaskEndings } from './task-endings.service';
 
 /**
- * Starting, reading and cancelling tasks. A task row is committed before its job is queued, so a task the
- * client was told about (202) is never lost: if the queue is down, the reconciler queues it later.
+ * Starting, reading and cancelling tasks. A task row is committed before its job is queued (after the commit
+ * of the request's transaction, which records its Idempotency-Key's outcome too), so a task the client was
+ * told about (202) is never lost: if the queue is down, or the process dies between the commit and the
+ * queueing, the task is queued later (TaskMaintenance: when the queue answers again, at a process's start,
+ * and by the reconciler).
  */
 @Injectable()
 export class TasksService {
@@ -19,6 +23,7 @@ export class TasksService {
     private readonly dispatcher: TaskDispatcher,
     private readonly endings: TaskEndings,
     private readonly users: UsersService,
+    private readonly transactions: Transactions,
   ) {}
 
   /**
@@ -62,8 +67,11 @@ export class TasksService {
     type: T,
     parameters: Task<T>['parameters'],
   ): Promise<Task> {
-    const task = await this.tasks.insert(type, caller.userId, parameters, currentTrace()?.traceparent);
-    await this.dispatcher.dispatch(task);
+    const traceparent = currentTrace()?.traceparent;
+    const task = await this.transactions.run((db) =>
+      this.tasks.insert(db, type, caller.userId, parameters, traceparent),
+    );
+    await this.transactions.afterCommit(() => this.dispatcher.dispatch(task));
     return task;
   }
 }

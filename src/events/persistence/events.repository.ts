@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { prepared, PooledStatements, StatementVariants } from '../../database/pooled-statements';
+import { prepared, PooledStatements } from '../../database/pooled-statements';
 import type { FeedFilter, NewTaskEvent, OrderEventOf, StoredEvent } from '../domain/event';
 import type { EventType } from '../domain/event-types';
 
 /**
- * The key of the advisory lock events are numbered under at commit (the trigger of the migration
- * 1763800016000-events takes it; the feed-lag metric looks for transactions waiting on it).
+ * The key of the advisory lock events are numbered under at commit: writers take it in shared mode, the
+ * feed's horizon in exclusive mode (the migrations 1763800016000-events and 1763800016100); the feed-lag
+ * metric looks for transactions waiting on it.
  */
 export const EVENT_NUMBERING_LOCK = 7_305_416_350;
 
@@ -78,8 +79,12 @@ const NUMBERING_WAIT = prepared(
      AND ((l.classid::bigint << 32) | l.objid::bigint) = $1`,
 );
 
-/** The feed's statements, one text per combination of filters (each with its best index). */
-const FEED_PAGES = new StatementVariants('events.feed');
+/**
+ * The feed's horizon (`events_feed_horizon()`, migration 1763800016100): the highest number given once every
+ * transaction that has numbered its events has ended; every event up to it is visible from then on, or never
+ * will be.
+ */
+const FEED_HORIZON = prepared('events.feed-horizon', 'SELECT events_feed_horizon()::text AS horizon');
 
 /**
  * Every statement on `events` and `event_retention`. Only numbered events (`sequence` set, at commit) are
@@ -111,16 +116,18 @@ export class EventsRepository {
   }
 
   /**
-   * Up to `limit` events after `after` matching `filter`, oldest first, with, read in the same snapshot,
-   * the highest sequence retention has deleted and the highest sequence visible now (any filter).
+   * Up to `limit` events after `after` matching `filter`, oldest first, up to the feed's horizon (its own
+   * statement first, so that the page's snapshot, taken later, sees every event up to it), with the highest
+   * sequence retention has deleted (read with the page) and the horizon.
    */
   async feedPage(
     after: number,
     filter: FeedFilter,
     limit: number,
-  ): Promise<{ events: StoredEvent[]; purgedThrough: number; latest: number }> {
-    const values: unknown[] = [after, limit];
-    const where = ['e.sequence > $1'];
+  ): Promise<{ events: StoredEvent[]; purgedThrough: number; horizon: number }> {
+    const [{ horizon }] = await this.pooled.rows<{ horizon: string }>(FEED_HORIZON, []);
+    const values: unknown[] = [after, limit, horizon];
+    const where = ['e.sequence > $1', 'e.sequence <= $3'];
     if (filter.types?.length) {
       values.push(filter.types);
       where.push(`e.type = ANY($${values.length}::text[])`);
@@ -133,22 +140,21 @@ export class EventsRepository {
       values.push(filter.customerId);
       where.push(`e.customer_id = $${values.length}`);
     }
-    const rows = await this.pooled.rows<EventRow & { purged_through: string; latest: string | null }>(
-      FEED_PAGES.of(
-        `SELECT r.purged_through::text AS purged_through,
-           (SELECT max(sequence) FROM events WHERE sequence IS NOT NULL)::text AS latest, p.*
+    // Unnamed, planned for its values: a generic plan cannot tell a rare type or customer (their own index)
+    // from a common one (the sequence index).
+    const rows = await this.pooled.rows<EventRow & { purged_through: string }>(
+      `SELECT r.purged_through::text AS purged_through, p.*
          FROM event_retention r LEFT JOIN LATERAL (
            SELECT ${EVENT_COLUMNS} FROM events e WHERE ${where.join(' AND ')}
            ORDER BY e.sequence LIMIT $2) p ON true
          ORDER BY p.sequence::bigint`,
-      ),
       values,
     );
     const first = rows[0];
     return {
       events: rows.filter((row) => row.event_id !== null).map(toEvent),
       purgedThrough: Number(first.purged_through),
-      latest: Number(first.latest ?? 0),
+      horizon: Number(horizon),
     };
   }
 
@@ -192,7 +198,10 @@ export class EventsRepository {
     return row.deleted;
   }
 
-  /** How long the longest-waiting transaction has been waiting to number its events (0: none waits). */
+  /**
+   * How long the longest current wait on the numbering lock has lasted (0: none waits): a feed page's
+   * horizon waiting for transactions committing numbered events, or writers waiting behind it.
+   */
   async numberingWaitSeconds(): Promise<number> {
     const [row] = await this.pooled.rows<{ seconds: number }>(NUMBERING_WAIT, [EVENT_NUMBERING_LOCK]);
     return row.seconds;

@@ -47,15 +47,6 @@ export interface OrderDraft {
   note?: string;
 }
 
-/**
- * What a create is known by beyond its own request (its Idempotency-Key, caller-scoped), kept with the order:
- * a create with the same reference within `windowSeconds` returns the order it made instead of a second one.
- */
-export interface OrderCreation {
-  reference: string;
-  windowSeconds: number;
-}
-
 /** A merge patch (RFC 7396): `undefined` leaves a field alone, `null` removes it. */
 export interface OrderPatch {
   note?: string | null;

@@ -5,7 +5,6 @@ import type { Caller } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
 import { AliasRoute } from '../../http/alias-route';
 import { ifMatchVersions } from '../../http/conditional-requests';
-import { ClaimedIdempotencyKey, type ClaimedKey } from '../../idempotency/claimed-key.decorator';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiEndpoint, etagHeader, locationHeader } from '../../openapi/api-endpoint.decorator';
 import { Consumes, MERGE_PATCH } from '../../validation/content-type.decorator';
@@ -86,12 +85,9 @@ export class OrdersController {
   async create(
     @CurrentCaller() caller: Caller,
     @Body() body: CreateOrderRequest,
-    @ClaimedIdempotencyKey() key: ClaimedKey | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Buffer> {
-    // The order keeps its key: a retry after a crash that lost the key's record finds it
-    // (docs/decisions/0086-order-keeps-its-idempotency-key.md).
-    const order = await this.editing.create(caller, body, key);
+    const order = await this.editing.create(caller, body);
     void reply.header('location', `/api/v1/orders/${order.orderId}`);
     return sendOrder(reply, order);
   }

@@ -58,8 +58,11 @@ export const OrderEntity = new EntitySchema({
     totalAmount: { ...orderColumns.totalAmount, default: 0 },
     createdAt: { ...orderColumns.createdAt, createDate: true },
     version: { ...orderColumns.version, default: 1 },
-    /** `<caller> <Idempotency-Key>` of the create, kept so a retry finds the order
-     * (docs/decisions/0086-order-keeps-its-idempotency-key.md). */
+    /**
+     * No longer written or read: a create's Idempotency-Key outcome now commits with the order (the request
+     * unit of work). Kept while pods of the release that wrote it may still run during a rolling update;
+     * a later migration drops it (docs/decisions/0100-exactly-once-request-unit-of-work.md).
+     */
     creationReference: { name: 'creation_reference', type: 'text', nullable: true },
   },
 });

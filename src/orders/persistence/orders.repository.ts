@@ -1,14 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type {
-  DeliveryAddress,
-  Order,
-  OrderBody,
-  OrderCreation,
-  OrderFieldChanges,
-  PricedLine,
-} from '../domain/order';
+import type { DeliveryAddress, Order, OrderBody, OrderFieldChanges, PricedLine } from '../domain/order';
 import { fieldsOf, ORDER_FIELDS, OrderBodyVersion } from '../domain/order-fields';
 import type { OrderFilter, OrderScope, SortKey } from '../domain/order-list-criteria';
 import type { OrderTimestampField } from '../domain/order-state-machine';
@@ -23,9 +16,8 @@ import { keysetPageStatement, offsetPageStatement, PageWindow } from './order-li
  * Orders are read in two forms, both generated from the declaration of their fields (order-json.sql.ts):
  * the body the API serves, as JSON text (`OrderBody`), and the model the services' rules judge (`Order`).
  * Every write returns the body of the order it wrote, rendered in the same statement. Write methods take
- * the `EntityManager` of the caller's transaction; single statements outside one (the reads, and a
- * create's insert, which is atomic by itself) run on the pool directly (`PooledStatements`), prepared
- * where their text is fixed.
+ * the `EntityManager` of the caller's transaction; the reads run on the pool directly (`PooledStatements`),
+ * prepared where their text is fixed.
  */
 
 /** A row holding the model of one order in its column `order`. */
@@ -93,25 +85,18 @@ const READ_LINE = prepared(
 );
 
 /**
- * Inserts an order with its lines and total, records its event (type and actor $11, $12) and returns its v1
- * body, in one statement (see `insert`). With a creation reference ($9, within $10 seconds) the order this
- * reference already created is returned instead (`created` false), and nothing is inserted or recorded.
+ * Inserts an order with its lines and total, records its event (type and actor $9, $10) and returns its v1
+ * body, in one statement (see `insert`).
  */
 const INSERT_ORDER = prepared(
   'orders.insert',
   `
-  WITH earlier AS (
-    SELECT o.order_id FROM orders o
-     WHERE $9::text IS NOT NULL AND o.creation_reference = $9
-       AND o.created_at > now() - make_interval(secs => $10)
-     LIMIT 1
-  ), lines AS (
+  WITH lines AS (
     SELECT * FROM unnest($5::uuid[], $6::text[], $7::numeric[], $8::int[])
       WITH ORDINALITY AS l(product_id, product_name, unit_price, quantity, position)
   ), created AS (
-    INSERT INTO orders (customer_id, delivery_street_name, delivery_zip_code, note, total_amount, creation_reference)
-    SELECT $1, $2, $3, $4, COALESCE((SELECT sum(unit_price * quantity) FROM lines), 0), $9
-     WHERE NOT EXISTS (SELECT 1 FROM earlier)
+    INSERT INTO orders (customer_id, delivery_street_name, delivery_zip_code, note, total_amount)
+    SELECT $1, $2, $3, $4, COALESCE((SELECT sum(unit_price * quantity) FROM lines), 0)
     RETURNING *
   ), items AS (
     INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
@@ -121,19 +106,15 @@ const INSERT_ORDER = prepared(
   ), body AS (
     SELECT ${ORDER_SQL.bodyColumns('v1', 'items')} FROM created o
   ), recorded AS (
-    ${OrderEvent.sql('body', 11)}
+    ${OrderEvent.sql('body', 9)}
   )
-  SELECT body.*, true AS created FROM body
-  UNION ALL
-  SELECT ${ORDER_SQL.bodyColumns('v1')}, false FROM orders o WHERE o.order_id IN (SELECT order_id FROM earlier)`,
+  SELECT * FROM body`,
 );
 
 export interface NewOrder {
   customerId: string;
   deliveryAddress?: { streetName: string; zipCode: string };
   note?: string;
-  /** What the create is known by (its Idempotency-Key), and for how long: see OrderCreation. */
-  creation?: OrderCreation;
 }
 
 /**
@@ -273,14 +254,17 @@ export class OrdersRepository {
 
   /**
    * Inserts an order, its lines and its total and returns its v1 body, in one statement (data-modifying
-   * CTEs): one round trip, atomic without a transaction of its own, and nothing to read afterwards, so a
-   * failure can never leave an order created behind an error response (which would let an idempotent retry
-   * create it twice). Lines keep their request order (`created_at` is the clock time of each row); the
-   * total is the sum of the frozen prices, computed by PostgreSQL in `numeric`. The order's `event` is
-   * recorded by the same statement.
+   * CTEs), in the caller's transaction: nothing to read afterwards. Lines keep their request order
+   * (`created_at` is the clock time of each row); the total is the sum of the frozen prices, computed by
+   * PostgreSQL in `numeric`. The order's `event` is recorded by the same statement.
    */
-  async insert(order: NewOrder, lines: readonly PricedLine[], event: OrderEvent): Promise<OrderBody> {
-    const [{ created, ...body }] = await this.pooled.rows<OrderBody & { created: boolean }>(INSERT_ORDER, [
+  async insert(
+    db: EntityManager,
+    order: NewOrder,
+    lines: readonly PricedLine[],
+    event: OrderEvent,
+  ): Promise<OrderBody> {
+    const [body] = await this.pooled.rowsIn<OrderBody>(db, INSERT_ORDER, [
       order.customerId,
       order.deliveryAddress?.streetName ?? null,
       order.deliveryAddress?.zipCode ?? null,
@@ -289,11 +273,9 @@ export class OrdersRepository {
       lines.map((l) => l.productName),
       lines.map((l) => l.unitPrice),
       lines.map((l) => l.quantity),
-      order.creation?.reference ?? null,
-      order.creation?.windowSeconds ?? 0,
       ...event.values(),
     ]);
-    event.recorded(created ? 1 : 0);
+    event.recorded(1);
     return body;
   }
 

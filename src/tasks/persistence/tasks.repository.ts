@@ -88,16 +88,18 @@ export interface StoredExport {
 export class TasksRepository {
   constructor(private readonly statements: PooledStatements) {}
 
+  /** A new PENDING task, in the caller's transaction. */
   async insert<T extends TaskType>(
+    db: EntityManager,
     type: T,
     ownerId: string,
     parameters: TaskParametersByType[T],
     traceparent: string | undefined,
   ): Promise<Task<T>> {
-    const rows = await this.statements.rows<TaskRow>(
+    const rows = (await db.query(
       'INSERT INTO tasks (type, owner_id, parameters, traceparent) VALUES ($1, $2, $3, $4) RETURNING *',
       [type, ownerId, JSON.stringify(parameters), traceparent ?? null],
-    );
+    )) as TaskRow[];
     return toTask(rows[0]) as Task<T>;
   }
 

@@ -15,6 +15,7 @@ import { IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
 import { Public } from '../../../src/auth/decorators';
+import { Transactions } from '../../../src/database/transactions';
 import { Idempotent } from '../../../src/idempotency/idempotent.decorator';
 import { AppException } from '../../../src/problem/app-exception';
 import { VersionedController } from '../../../src/versioning/api-version';
@@ -85,6 +86,7 @@ class IdempotencyProbeController {
     private readonly dataSource: DataSource,
     private readonly gate: ProbeGate,
     private readonly failures: ProbeFailures,
+    private readonly transactions: Transactions,
   ) {}
 
   /** Creates an effect: 201 with Location and ETag, a body with a Date, as a create endpoint does. */
@@ -135,6 +137,22 @@ class IdempotencyProbeController {
   ): Promise<Record<string, unknown>> {
     if (this.failures.failOnce.delete(body.label)) throw new Error('probe failure');
     return this.effect('flaky', body.label, request);
+  }
+
+  /**
+   * Fails unexpectedly (a 500) after its effect the first time for a label in `failOnce`: the effect is
+   * undone with the request's unit of work, so the retry's effect is the only one.
+   */
+  @Post('fails-after-effect')
+  @HttpCode(201)
+  @Idempotent()
+  async failsAfterEffect(
+    @Body() body: ProbeEffectBody,
+    @Req() request: FastifyRequest,
+  ): Promise<Record<string, unknown>> {
+    const effect = await this.effect('fails-after-effect', body.label, request);
+    if (this.failures.failOnce.delete(body.label)) throw new Error('probe failure');
+    return effect;
   }
 
   /** Ends in a domain 404 after its effect: a 4xx outcome that is recorded and replayed. */
@@ -194,10 +212,13 @@ class IdempotencyProbeController {
     request: FastifyRequest,
   ): Promise<{ effectId: string; label: string; createdAt: Date }> {
     const caller = request.caller?.userId ?? `anonymous:${request.ip}`;
-    const [row] = (await this.dataSource.query(
-      `INSERT INTO idempotency_probe_effects (kind, label, caller) VALUES ($1, $2, $3)
-       RETURNING effect_id AS "effectId", label, created_at AS "createdAt"`,
-      [kind, label, caller],
+    // In the request's transaction, as every service's write: it commits with the key's outcome.
+    const [row] = (await this.transactions.run((db) =>
+      db.query(
+        `INSERT INTO idempotency_probe_effects (kind, label, caller) VALUES ($1, $2, $3)
+         RETURNING effect_id AS "effectId", label, created_at AS "createdAt"`,
+        [kind, label, caller],
+      ),
     )) as Array<{ effectId: string; label: string; createdAt: Date }>;
     return row;
   }
