@@ -6,7 +6,7 @@ COPY package.json package-lock.json ./
 # The client package (client/) is a devDependency linked from the lock: its manifest lets the install resolve
 # it; its sources stay out of the image (.dockerignore) and the prune below drops the link and its dependencies.
 COPY client/package.json client/package.json
-RUN npm install --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
 

@@ -13,11 +13,15 @@ const moduleNameMapper = {
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 
+// Jest's cache in the checkout, not in /tmp: a run leaves nothing outside the clone but what it says.
+const cacheDirectory = '<rootDir>/node_modules/.cache/jest';
+
 module.exports = {
   projects: [
     {
       displayName: 'unit',
       testEnvironment: 'node',
+      cacheDirectory,
       transform,
       moduleNameMapper,
       testMatch: [
@@ -33,13 +37,15 @@ module.exports = {
     {
       displayName: 'e2e',
       testEnvironment: 'node',
+      cacheDirectory,
       transform,
       moduleNameMapper,
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.mjs',
-      globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       slowTestThreshold: 20,
     },
   ],
   testTimeout: 60000,
+  cacheDirectory,
 };

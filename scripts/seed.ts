@@ -8,7 +8,7 @@ import { exitWithError } from '../src/logging/app-logger';
 /**
  * Development seed (`npm run seed`): a catalogue, a demo customer and a few orders. Idempotent: fixed ids
  * and ON CONFLICT DO NOTHING, so running it again changes nothing. Uses DATABASE_URL, or the embedded
- * PostgreSQL of `npm start` (stop the service first: one embedded server per data directory).
+ * PostgreSQL `npm start` runs (found by the state file beside its data), or starts it for the run.
  */
 export const DEMO_CUSTOMER_ID = '00000000-0000-4000-8000-00000000c001';
 
@@ -87,7 +87,7 @@ export async function seed(dataSource: DataSource): Promise<Seeded> {
 }
 
 async function main(): Promise<void> {
-  const { config, embedded } = await resolveDatabase(loadConfigOrExit());
+  const { config, embedded } = await resolveDatabase(loadConfigOrExit(), { attach: true });
   const dataSource = await new DataSource(databaseOptions(config.database.url as string)).initialize();
   try {
     await runMigrationsLocked(dataSource);

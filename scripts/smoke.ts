@@ -181,7 +181,7 @@ export class SmokeRun {
       await this.step('GET /health answers 200', async () => {
         await this.probe('/health');
       });
-      await this.step('GET /ready answers 200: PostgreSQL and Redis up', async () => {
+      await this.step('GET /ready answers 200 (status ok: what the service needs is up)', async () => {
         const ready = await this.probe('/ready');
         check(ready.status === 'ok', `status is ${String(ready.status)}`);
       });

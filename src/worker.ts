@@ -13,7 +13,10 @@ import { exitWithError } from './logging/app-logger';
  * finish), connections close.
  */
 export async function runWorker(loaded: AppConfig): Promise<void> {
-  const { config, embedded } = await resolveDatabase({ ...loaded, app: { ...loaded.app, role: 'worker' } });
+  const { config, embedded } = await resolveDatabase(
+    { ...loaded, app: { ...loaded.app, role: 'worker' } },
+    { attach: true },
+  );
   const { context, server } = await createWorkerApp(config);
   onShutdownSignal(async () => {
     await context.close();

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -22,6 +22,23 @@ async function waitFor(url: string, timeoutMs: number): Promise<void> {
     }
     if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -49,9 +66,11 @@ describe('npm start on the embedded store', () => {
     delete env.REDIS_URL;
     env.NODE_ENV = 'development';
     env.LOG_LEVEL = 'info';
+    // A process group of its own, as a shell gives a command it runs: Ctrl-C is SIGINT to that group.
     child = spawn(process.execPath, ['dist/src/main.js'], {
       cwd: ROOT,
       env,
+      detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
@@ -60,8 +79,10 @@ describe('npm start on the embedded store', () => {
   }, 60_000);
 
   afterAll(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    if (child.exitCode === null) process.kill(-(child.pid as number), 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
+    const moved = /lives in (\/var\/tmp\/order-service-[0-9a-f]{12}) instead/.exec(output)?.[1];
+    if (moved) rmSync(moved, { recursive: true, force: true });
   });
 
   it('answers /health and /ready with the embedded database and in-process queue', async () => {
@@ -81,22 +102,44 @@ describe('npm start on the embedded store', () => {
     expect(JSON.parse(lines[0])).toMatchObject({ level: expect.any(Number), time: expect.any(String) });
   });
 
-  it('a second start, or npm run seed, on the same data directory says who holds it and what to do', async () => {
-    for (const script of ['dist/src/main.js', 'dist/scripts/seed.js']) {
+  it('npm run seed uses the server npm start runs; a second start says who holds it and what to do', async () => {
+    const outcomes: Array<{ code: number | null; last: string }> = [];
+    for (const script of ['dist/scripts/seed.js', 'dist/src/main.js']) {
       const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(await freePort()), DATA_DIR: dataDir };
+      env.LOG_LEVEL = 'info';
       delete env.DATABASE_URL;
       delete env.REDIS_URL;
       const second = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let said = '';
       second.stdout?.on('data', (d: Buffer) => (said += d.toString()));
       second.stderr?.on('data', (d: Buffer) => (said += d.toString()));
-      expect(await exitOf(second)).toBe(1);
-      const last = JSON.parse(said.trim().split('\n').pop() as string) as { msg: string };
-      expect(last.msg).toMatch(/in use by process \d+ .*stop it, or set DATA_DIR to another directory/);
+      const code = await exitOf(second);
+      const messages = said
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { msg: string }).msg);
+      outcomes.push({ code, last: messages.join('\n') });
     }
+    const [seed, start] = outcomes;
+    expect(seed.code).toBe(0);
+    expect(seed.last).toMatch(/using the embedded PostgreSQL npm start runs in /);
+    expect(seed.last).toMatch(/seeded 6 products, 1 customer and 2 orders/);
+    expect(start.code).toBe(1);
+    expect(start.last.split('\n').pop()).toMatch(
+      new RegExp(
+        `in use by npm start \\(process ${child.pid}\\): stop it \\(Ctrl-C where it runs\\) and start again$`,
+      ),
+    );
   }, 40_000);
 
-  it('finishes an in-flight request after SIGTERM, then exits 0', async () => {
+  it('Ctrl-C: finishes an in-flight request, then stops its PostgreSQL, with nothing at warn or above', async () => {
+    // Where the data went (DATA_DIR, or a private directory as root when DATA_DIR is out of reach).
+    const home = path.dirname(
+      /started in (\S+) on 127\.0\.0\.1/.exec(output)?.[1] ?? path.join(dataDir, 'pg'),
+    );
+    const stateFile = path.join(home, 'pg-server.json');
+    const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { pid: number };
+    expect(isAlive(state.pid)).toBe(true);
     // A request whose body is still arriving when the signal comes is in flight.
     const socket = net.connect(port, '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
@@ -107,10 +150,12 @@ describe('npm start on the embedded store', () => {
       `POST /api/v1/in-flight-probe HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${body.length}\r\nAccept-Language: en\r\n\r\n${body.slice(0, 5)}`,
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 300)); // the request reaches the service before the signal
     const exited = exitOf(child);
-    child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 500));
+    const signalledAt = output.length;
+    // As a terminal's Ctrl-C does: SIGINT to the whole foreground process group.
+    process.kill(-(child.pid as number), 'SIGINT');
+    await until(() => output.includes('SIGINT received'), 10_000);
     socket.write(body.slice(5));
     const code = await exited;
     await new Promise((r) => (socket.destroyed ? r(undefined) : socket.once('close', r)));
@@ -118,7 +163,14 @@ describe('npm start on the embedded store', () => {
     expect(response).toContain('application/problem+json');
     expect(response).toContain('"code":"RESOURCE_NOT_FOUND"');
     expect(code).toBe(0);
-    expect(output).toContain('SIGTERM received');
+    const after = output
+      .slice(signalledAt)
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(after.filter((line) => line.level >= 40)).toEqual([]);
+    expect(isAlive(state.pid)).toBe(false);
+    expect(existsSync(stateFile)).toBe(false);
   }, 40_000);
 });
 
@@ -152,6 +204,11 @@ describe('the embedded store, run as root from a private directory, and npm run 
       const again = await run('dist/scripts/seed.js', dataDir);
       expect(again.code).toBe(0);
       expect(again.messages).toContain('nothing to seed: the demo data is already there');
+      // As root under a TMPDIR others cannot pass, the data went to a private directory: it goes too.
+      const moved = first.messages.map(
+        (m) => /lives in (\/var\/tmp\/order-service-[0-9a-f]{12}) instead/.exec(m)?.[1],
+      );
+      for (const dir of moved) if (dir) rmSync(dir, { recursive: true, force: true });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
@@ -164,6 +221,9 @@ describe('the embedded store, run as root from a private directory, and npm run 
       // A home directory is 0700: the postgres OS user the embedded server runs as cannot go through it.
       const home = mkdtempSync(path.join(tmpdir(), 'order-service-home-'));
       chmodSync(home, 0o700);
+      // What the server or initdb could leave in /tmp: a password file, a Unix socket and its lock.
+      const leftovers = () => readdirSync('/tmp').filter((name) => /^(pg-password-|\.s\.PGSQL\.)/.test(name));
+      const before = leftovers();
       try {
         const { code, messages } = await run('dist/scripts/seed.js', path.join(home, 'project', '.data'));
         expect(code).toBe(0);
@@ -171,10 +231,27 @@ describe('the embedded store, run as root from a private directory, and npm run 
         expect(moved).toMatch(
           /the embedded database lives in \/var\/tmp\/order-service-[0-9a-f]{12} instead/,
         );
-        rmSync(/in (\/var\/tmp\/order-service-[0-9a-f]{12})/.exec(moved ?? '')?.[1] ?? '/nonexistent', {
-          recursive: true,
-          force: true,
-        });
+        const privateDir =
+          /in (\/var\/tmp\/order-service-[0-9a-f]{12})/.exec(moved ?? '')?.[1] ?? '/nonexistent';
+        try {
+          // Root's, open to the group postgres only; no file in it readable by others (the binaries' copy, a
+          // directory, is the group's to read); no password file left.
+          expect(statSync(privateDir).mode & 0o777).toBe(0o750);
+          const files = readdirSync(privateDir).filter((name) =>
+            statSync(path.join(privateDir, name)).isFile(),
+          );
+          expect(files).toContain('pg.log');
+          expect(files).not.toContainEqual(expect.stringMatching(/password/));
+          for (const name of files) {
+            expect({ name, others: statSync(path.join(privateDir, name)).mode & 0o007 }).toEqual({
+              name,
+              others: 0,
+            });
+          }
+          expect(leftovers()).toEqual(before);
+        } finally {
+          rmSync(privateDir, { recursive: true, force: true });
+        }
       } finally {
         rmSync(home, { recursive: true, force: true });
       }

@@ -7,6 +7,7 @@ import { expectProblem } from './support/problem';
 import { RateLimitProbeModule } from './support/probes/rate-limit.probe';
 import { bootTestApp, TestApp } from './support/test-app';
 import { bearer } from './support/tokens';
+import { describeIf } from './support/skip-unless';
 
 const LIMIT = 5;
 const WINDOW_SECONDS = 60;
@@ -190,7 +191,7 @@ describe('rate limiting per client (RATE_LIMIT_LIMIT=5 per 60 s)', () => {
 });
 
 /** Counters live in Redis only when REDIS_URL is set; without it each process counts on its own. */
-const describeWithRedis = process.env.REDIS_URL ? describe : describe.skip;
+const describeWithRedis = describeIf(process.env.REDIS_URL, 'needs REDIS_URL (a Redis server)');
 
 describeWithRedis('two app instances on one Redis and key prefix (REDIS_URL set)', () => {
   let first: TestApp;
@@ -230,7 +231,10 @@ describeWithRedis('two app instances on one Redis and key prefix (REDIS_URL set)
 const ROOT = path.resolve(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
 const builtWithRateLimit = existsSync(path.join(DIST, 'src', 'rate-limit', 'rate-limit.guard.js'));
-const describeWithSecondProcess = process.env.REDIS_URL && builtWithRateLimit ? describe : describe.skip;
+const describeWithSecondProcess = describeIf(
+  process.env.REDIS_URL && builtWithRateLimit,
+  'needs REDIS_URL (a Redis server) and a build with the rate-limit module',
+);
 
 const SECOND_PROCESS_SCRIPT = `
 require('reflect-metadata');

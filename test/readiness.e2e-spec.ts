@@ -10,6 +10,7 @@ import { freePort } from './support/net';
 import { ORDERS } from './support/orders';
 import { expectProblem } from './support/problem';
 import { bootTestApp, TestApp } from './support/test-app';
+import { describeIf } from './support/skip-unless';
 
 /**
  * Readiness says whether the pod can serve: PostgreSQL must answer, Redis need not. A private redis-server
@@ -24,7 +25,10 @@ const redisServer = (() => {
     return '';
   }
 })();
-const describeWithRedis = redisServer ? describe : describe.skip;
+const describeWithRedis = describeIf(
+  redisServer,
+  'needs the redis-server command (it starts Redis servers of its own)',
+);
 
 function startRedis(port: number): ChildProcess {
   return spawn(

@@ -8,6 +8,7 @@ import { freePort } from './support/net';
 import { PROBLEM_JSON } from './support/problem';
 import { seedCustomer, seedOrders, seedProduct } from './support/seed';
 import { bootTestApp, TestApp } from './support/test-app';
+import { describeIf } from './support/skip-unless';
 
 /**
  * The `worker` role as a process of its own (`node dist/src/worker.js`) beside an `api`-role app, sharing
@@ -16,7 +17,10 @@ import { bootTestApp, TestApp } from './support/test-app';
  * job goes back to the queue at once). Needs Redis: the in-process queue has no second process.
  */
 const ROOT = path.resolve(__dirname, '..');
-const describeWithRedis = process.env.REDIS_URL ? describe : describe.skip;
+const describeWithRedis = describeIf(
+  process.env.REDIS_URL,
+  'needs REDIS_URL (a second process shares the queue)',
+);
 
 interface Worker {
   child: ChildProcess;

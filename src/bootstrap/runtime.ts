@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { AppConfig, ConfigError, loadConfig, startupWarnings } from '../config/app-config';
-import { EmbeddedDatabase, startEmbeddedPostgres } from '../database/embedded-postgres';
+import { EmbeddedDatabase, startEmbeddedPostgres } from '../database/embedded/embedded-server';
 import { exitWithError, useProcessLogger } from '../logging/app-logger';
 
 /**
@@ -22,13 +22,21 @@ export function loadConfigOrExit(): AppConfig {
   return config;
 }
 
-/** Without DATABASE_URL, starts the embedded PostgreSQL and points the configuration at it. */
+/**
+ * Without DATABASE_URL, starts the embedded PostgreSQL and points the configuration at it. With `attach`
+ * (`npm run seed`, a worker next to `npm start`), the server `npm start` already runs on DATA_DIR is used.
+ */
 export async function resolveDatabase(
   config: AppConfig,
+  { attach = false }: { attach?: boolean } = {},
 ): Promise<{ config: AppConfig; embedded?: EmbeddedDatabase }> {
   if (config.database.url) return { config };
   const logger = new Logger('Database');
-  const embedded = await startEmbeddedPostgres(config.database.dataDir, (m) => logger.log(m));
+  const embedded = await startEmbeddedPostgres({
+    dataDir: config.database.dataDir,
+    log: (m) => logger.log(m),
+    attach,
+  });
   return {
     config: { ...config, database: { ...config.database, url: embedded.url, embedded: true } },
     embedded,

@@ -181,15 +181,9 @@ describe.each(['dev', 'prod'])('deploy/k8s/overlays/%s policy', (overlay) => {
     }
   });
 
-  it('migrates in the Job only: the typeorm command there, MIGRATIONS_RUN=false for the pods', () => {
+  it('migrates in the Job only: the migrate script there (JSON lines), MIGRATIONS_RUN=false for the pods', () => {
     const [container] = podSpec(migrate).containers;
-    expect(container.command).toEqual([
-      'node',
-      'node_modules/typeorm/cli.js',
-      'migration:run',
-      '-d',
-      'dist/src/database/cli-data-source.js',
-    ]);
+    expect(container.command).toEqual(['node', 'dist/scripts/migrate.js']);
     expect(
       (migrate.spec as { template: { spec: { restartPolicy: string } } }).template.spec.restartPolicy,
     ).toBe('Never');

@@ -18,6 +18,8 @@ export class TasksProbe implements OnModuleInit {
   readonly runs = new Map<string, number>();
   /** The trace id each task's last run ran in. */
   readonly traces = new Map<string, string | undefined>();
+  /** How each task's last run ended: 'completed', or the name of the error it threw. */
+  readonly ended = new Map<string, string>();
 
   constructor(private readonly handlers: TaskHandlers) {}
 
@@ -33,14 +35,23 @@ export class TasksProbe implements OnModuleInit {
           this.traces.set(task.taskId, currentTrace()?.traceId);
           if (this.failing.some((matches) => matches(task))) throw new Error('probe: forced failure');
           const pause = this.slow.find((s) => s.matches(task))?.pauseMs ?? 0;
-          if (pause === 0) return original(run);
-          return original({
-            ...run,
-            progress: async (percent) => {
-              await new Promise((resolve) => setTimeout(resolve, pause));
-              await run.progress(percent);
-            },
-          });
+          const slowed: TaskRun =
+            pause === 0
+              ? run
+              : {
+                  ...run,
+                  progress: async (percent) => {
+                    await new Promise((resolve) => setTimeout(resolve, pause));
+                    await run.progress(percent);
+                  },
+                };
+          try {
+            await original(slowed);
+            this.ended.set(task.taskId, 'completed');
+          } catch (error: unknown) {
+            this.ended.set(task.taskId, error instanceof Error ? error.name : String(error));
+            throw error;
+          }
         },
       });
     }

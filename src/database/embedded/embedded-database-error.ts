@@ -1,0 +1,7 @@
+/** A start-up problem of the embedded database, said in one line with the way out. */
+export class EmbeddedDatabaseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EmbeddedDatabaseError';
+  }
+}
