@@ -13,6 +13,8 @@ import { OrderCreationReference1763800014000 } from './1763800014000-order-creat
 import { OrderValuesInRange1763800015000 } from './1763800015000-order-values-in-range';
 import { Events1763800016000 } from './1763800016000-events';
 import { EventsNumberedInSharedMode1763800016100 } from './1763800016100-events-numbered-in-shared-mode';
+import { Webhooks1763800017000 } from './1763800017000-webhooks';
+import { WebhookFanOut1763800017100 } from './1763800017100-webhook-fan-out';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
 export const migrations: Array<new () => MigrationInterface> = [
@@ -30,4 +32,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   OrderValuesInRange1763800015000,
   Events1763800016000,
   EventsNumberedInSharedMode1763800016100,
+  Webhooks1763800017000,
+  WebhookFanOut1763800017100,
 ];

@@ -12,10 +12,12 @@ import {
   rmSync,
   WriteStream,
 } from 'node:fs';
+import * as http from 'node:http';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
+import { Webhook } from 'standardwebhooks';
 import { signAccessToken } from '../src/auth/token-signer';
 import { postgresBinaries as embeddedBinaries } from '../src/database/embedded/binaries';
 
@@ -30,7 +32,8 @@ import { postgresBinaries as embeddedBinaries } from '../src/database/embedded/b
  * /ready 503 while PostgreSQL is down and 200 through a Redis outage (reporting Redis down), /health 200
  * throughout, recovery without a restart, no acknowledged order lost, every accepted task completed (those
  * accepted while Redis was down soon after it is back), one order per Idempotency-Key (retried on either
- * replica), a clean drain. Then each keyed write kind (create, patch, confirm, items batch, batch create and
+ * replica), a clean drain, and every ORDER_CREATED event delivered to a webhook receiver and verified
+ * once everything is back (WebhookDrill). Then each keyed write kind (create, patch, confirm, items batch, batch create and
  * confirm, a delivery address, a report task) is sent to a process that kills itself right after the write's
  * commit (test/support/crash-after-commit.cjs), and retried with its key on a replica: the first outcome is
  * replayed and the change is there once (its own table).
@@ -50,6 +53,8 @@ const REPLICAS = 2;
 const PAUSE_MS = 30;
 const REPORT_EVERY_MS = 2_000;
 const TASK_DEADLINE_MS = 80_000;
+/** How long after the load the last webhook delivery may take (a retry waits up to 30 s by the default schedule). */
+const WEBHOOK_DELIVERY_LIMIT_MS = 90_000;
 const SECRET = 'fault-drill-secret-fault-drill-secret-42';
 /** Production mode needs a webhook secret key; nothing here stores a webhook secret. */
 const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
@@ -281,6 +286,8 @@ class Service {
       REDIS_KEY_PREFIX: 'drill',
       JWT_SECRET: SECRET,
       WEBHOOK_SECRET_KEY,
+      // The drill's webhook receiver listens on 127.0.0.1 over plain HTTP.
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       RATE_LIMIT_LIMIT: '1000000',
       LOG_LEVEL: 'warn',
       QUEUE_STALLED_JOB_SECONDS: '10',
@@ -679,6 +686,7 @@ async function drill(
   if (product.status !== 201 || !productBody.productId)
     throw new Error(`creating the product: ${product.status} ${JSON.stringify(productBody)}`);
 
+  const webhooks = await WebhookDrill.start(services[0].base, admin);
   const load = new Load(
     services.map((service) => service.base),
     productBody.productId,
@@ -776,6 +784,11 @@ async function drill(
   log(`waiting for ${accepted.length} accepted report tasks to finish`);
   const finishedTasks = await waitForTasks(load, accepted, admin);
   const taskStates = countBy(finishedTasks.values(), (task) => task.status);
+
+  // Webhooks: every order event recorded through the outages is delivered, now that everything is back.
+  log('waiting for the webhook deliveries of the order events');
+  const webhookSummary = await webhooks.check(pg.url, violations);
+  webhooks.close();
 
   // Keyed writes killed right after their commit, retried on a replica: the first outcome, one change.
   log('killing a service process right after the commit of each keyed write, retrying on a replica');
@@ -887,6 +900,7 @@ async function drill(
     `shutdown under load: ${shutdowns.map((s) => `exit ${s.code ?? s.signal} after ${s.ms} ms`).join(', ')}; ` +
       `log lines not JSON: ${nonJson.length}`,
   );
+  log(webhookSummary);
   log(`total ${((Date.now() - began) / 1000).toFixed(0)} s`);
   printChecks(violations);
   return violations.length === 0 ? 0 : 1;
@@ -1333,6 +1347,7 @@ function printChecks(violations: Violation[]): void {
     'a write killed after its commit applies once',
     'SIGTERM drains and exits 0',
     'every log line is JSON',
+    ...WebhookDrill.CHECKS,
   ];
   log('');
   for (const check of checks) {
@@ -1353,4 +1368,119 @@ if (require.main === module) {
       process.exit(1);
     },
   );
+}
+
+/**
+ * The webhook part of the drill: an endpoint subscribed to ORDER_CREATED, to a receiver in this process that
+ * verifies each delivery with the `standardwebhooks` package, as a customer's would. The load's creates go on
+ * through every outage; once the services are back, every order event recorded after the endpoint was
+ * created must have reached the receiver, verified (at least once, so repeats are counted, not refused).
+ */
+class WebhookDrill {
+  static readonly CHECKS = ['every event is delivered after the outages', 'every delivery verifies'];
+  /** Deliveries received and verified, by webhook-id. */
+  private readonly received = new Map<string, number>();
+  /** Deliveries that did not verify. */
+  private forged = 0;
+  private readonly server: http.Server;
+
+  private constructor(
+    private readonly endpointId: string,
+    private readonly createdAt: string,
+    secret: string,
+  ) {
+    const verifier = new Webhook(secret);
+    this.server = http.createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        try {
+          verifier.verify(Buffer.concat(chunks).toString('utf8'), request.headers as Record<string, string>);
+        } catch {
+          this.forged += 1;
+          response.writeHead(400).end();
+          return;
+        }
+        const id = String(request.headers['webhook-id']);
+        this.received.set(id, (this.received.get(id) ?? 0) + 1);
+        response.writeHead(204).end();
+      });
+    });
+  }
+
+  static async start(base: string, admin: string): Promise<WebhookDrill> {
+    const port = await freePort();
+    const res = await fetch(`${base}/api/v1/webhook-endpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `http://127.0.0.1:${port}/drill`, eventTypes: ['ORDER_CREATED'] }),
+    });
+    const endpoint = (await res.json()) as {
+      webhookEndpointId?: string;
+      secret?: string;
+      createdAt?: string;
+    };
+    if (res.status !== 201 || !endpoint.webhookEndpointId || !endpoint.secret || !endpoint.createdAt)
+      throw new Error(`creating the webhook endpoint: ${res.status} ${JSON.stringify(endpoint)}`);
+    const drill = new WebhookDrill(endpoint.webhookEndpointId, endpoint.createdAt, endpoint.secret);
+    await new Promise<void>((resolve) => drill.server.listen(port, '127.0.0.1', resolve));
+    return drill;
+  }
+
+  /**
+   * Waits until every ORDER_CREATED event recorded since the endpoint was created has been received; adds a
+   * violation for each one that has not within the limit, and for a delivery that did not verify.
+   */
+  async check(databaseUrl: string, violations: Violation[]): Promise<string> {
+    const db = new Client({ connectionString: databaseUrl });
+    await db.connect();
+    try {
+      const expected = async () =>
+        (
+          await db.query<{ event_id: string }>(
+            `SELECT event_id FROM events WHERE type = 'ORDER_CREATED' AND occurred_at >= $1`,
+            [this.createdAt],
+          )
+        ).rows.map((row) => row.event_id);
+      const deadline = Date.now() + WEBHOOK_DELIVERY_LIMIT_MS;
+      let missing: string[] = [];
+      for (;;) {
+        const events = await expected();
+        missing = events.filter((id) => !this.received.has(id));
+        if (missing.length === 0 || Date.now() > deadline) {
+          const repeats = [...this.received.values()].filter((n) => n > 1).length;
+          for (const id of missing.slice(0, 10))
+            violations.push({
+              check: WebhookDrill.CHECKS[0],
+              detail: `${id} not received`,
+            });
+          if (missing.length > 10)
+            violations.push({
+              check: WebhookDrill.CHECKS[0],
+              detail: `${missing.length - 10} more not received`,
+            });
+          if (this.forged > 0)
+            violations.push({ check: WebhookDrill.CHECKS[1], detail: `${this.forged} did not verify` });
+          const { rows } = await db.query<{ status: string; n: number }>(
+            `SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE webhook_endpoint_id = $1 GROUP BY status`,
+            [this.endpointId],
+          );
+          return (
+            `webhooks: ${events.length} ORDER_CREATED events, ${events.length - missing.length} received and ` +
+            `verified, ${repeats} received more than once; deliveries ${formatCounts(
+              Object.fromEntries(rows.map((r) => [r.status, r.n])),
+            )}`
+          );
+        }
+        await sleep(500);
+      }
+    } finally {
+      await db.end();
+    }
+  }
+
+  close(): void {
+    this.server.closeAllConnections();
+    this.server.close();
+  }
 }

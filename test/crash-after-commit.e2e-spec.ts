@@ -473,6 +473,56 @@ describe('exactly once through a crash right after the commit, for every operati
     },
   });
 
+  // Webhook endpoints: create and rotate-secret answer with a secret, stored sealed with the key's outcome.
+  let webhookEndpointId = '';
+  keyed('POST /webhook-endpoints', {
+    operation: 'POST /api/v1/webhook-endpoints',
+    request: async () => ({
+      method: 'POST',
+      path: '/api/v1/webhook-endpoints',
+      authorization: admin.authorization,
+      // A literal public address: accepted without DNS; its event type is never recorded here.
+      body: { url: `https://93.184.216.34/${randomUUID()}`, eventTypes: ['TASK_FAILED'] },
+    }),
+    status: 201,
+    before: async () => undefined,
+    after: async (_before, replay) => {
+      webhookEndpointId = String(replay.body.webhookEndpointId);
+      const { n } = await one<{ n: number }>(
+        'SELECT count(*)::int AS n FROM webhook_endpoints WHERE url = $1',
+        [replay.body.url],
+      );
+      expect(n).toBe(1);
+      expect(replay.body.secret).toMatch(/^whsec_/);
+    },
+  });
+
+  keyed('POST /webhook-endpoints/{webhookEndpointId}/rotate-secret', {
+    operation: 'POST /api/v1/webhook-endpoints/:webhookEndpointId/rotate-secret',
+    request: async () => ({
+      method: 'POST',
+      path: `/api/v1/webhook-endpoints/${webhookEndpointId}/rotate-secret`,
+      authorization: admin.authorization,
+      body: { oldSecretExpiresInSeconds: 60 },
+    }),
+    status: 200,
+    before: async () =>
+      (
+        await one<{ version: number }>(
+          'SELECT version FROM webhook_endpoints WHERE webhook_endpoint_id = $1',
+          [webhookEndpointId],
+        )
+      ).version,
+    after: async (before, replay) => {
+      const { version } = await one<{ version: number }>(
+        'SELECT version FROM webhook_endpoints WHERE webhook_endpoint_id = $1',
+        [webhookEndpointId],
+      );
+      expect(version).toBe((before as number) + 1);
+      expect(replay.body.secret).toMatch(/^whsec_/);
+    },
+  });
+
   /** The caller's tasks of `type`: there must be one, and it completes after one run. */
   async function expectOneTaskRun(ownerId: string, type: string): Promise<void> {
     const deadline = Date.now() + 30_000;

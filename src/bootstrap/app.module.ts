@@ -5,6 +5,7 @@ import { AppConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { DeliveryAddressesModule } from '../delivery-addresses/delivery-addresses.module';
 import { EventsModule } from '../events/events.module';
+import { EncryptionModule } from '../encryption/encryption.module';
 import { FilesModule } from '../files/files.module';
 import { HealthModule } from '../health/health.module';
 import { HttpConventionsModule } from '../http/http-conventions.module';
@@ -21,6 +22,7 @@ import { TasksModule } from '../tasks/tasks.module';
 import { UsersModule } from '../users/users.module';
 import { ValidationModule } from '../validation/validation.module';
 import { VersioningModule } from '../versioning/versioning.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 
 export type ModuleImports = NonNullable<DynamicModule['imports']>;
 
@@ -32,6 +34,7 @@ function coreModules(config: AppConfig) {
     RedisModule,
     QueueModule,
     StorageModule,
+    EncryptionModule,
     ProblemModule,
   ];
 }
@@ -59,6 +62,7 @@ const domainModules: ModuleImports = [
   OrdersModule,
   TasksModule,
   FilesModule,
+  WebhooksModule,
 ];
 
 @Module({})

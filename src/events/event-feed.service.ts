@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { offsetOf, offsetPage, type OffsetPage } from '../paging/offset-page';
+import { toJsonOutput } from '../http/json-output';
 import { AppException } from '../problem/app-exception';
+import { eventBody } from './domain/event-body';
 import type { FeedFilter, StoredEvent } from './domain/event';
 import { decodeFeedCursor, encodeFeedCursor } from './domain/feed-cursor';
 import { EventsRepository } from './persistence/events.repository';
@@ -45,6 +47,20 @@ export class EventFeedService {
       ? content[content.length - 1].sequence
       : Math.max(after, page.purgedThrough, page.horizon);
     return { content, size, nextCursor: encodeFeedCursor(last), hasNext, hasPrev: false };
+  }
+
+  /**
+   * The bytes `GET /api/v1/events/{eventId}` serves, for each of `eventIds` the feed can serve (a webhook
+   * delivery's body): the one rendering of an event and the JSON output rules, as the answer goes out.
+   */
+  async servedBodies(eventIds: readonly string[]): Promise<Map<string, Buffer>> {
+    const events = await this.events.readMany(eventIds);
+    return new Map(
+      events.map((event) => [
+        event.eventId,
+        Buffer.from(JSON.stringify(toJsonOutput(eventBody(event))), 'utf8'),
+      ]),
+    );
   }
 
   async get(eventId: string): Promise<StoredEvent> {

@@ -41,6 +41,8 @@ export class OrderEvent implements OrderEventOf {
  */
 @Injectable()
 export class EventRecorder {
+  private readonly listeners: Array<() => void> = [];
+
   constructor(
     private readonly events: EventsRepository,
     private readonly metrics: MetricsService,
@@ -48,12 +50,28 @@ export class EventRecorder {
 
   /** The event a write of orders by `actorId` records, one per order it writes. */
   order(type: OrderEventType, actorId: string): OrderEvent {
-    return new OrderEvent(type, actorId, (recorded, count) => this.metrics.countEvents(recorded, count));
+    return new OrderEvent(type, actorId, (recorded, count) => {
+      this.metrics.countEvents(recorded, count);
+      if (count > 0) this.notify();
+    });
   }
 
   /** Records task events with `db`, the EntityManager of the transaction that ends the tasks. */
   async tasks(db: EntityManager, events: readonly NewTaskEvent[]): Promise<void> {
     await this.events.insertTaskEvents(db, events);
     for (const event of events) this.metrics.countEvents(event.type, 1);
+    if (events.length > 0) this.notify();
+  }
+
+  /**
+   * Calls `listener` each time a statement has recorded events (it may not have committed yet: a listener
+   * that reads them waits a moment, or looks again later). The webhooks module wakes its deliveries so.
+   */
+  onRecorded(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener();
   }
 }

@@ -48,7 +48,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (key === undefined) return next.handle();
 
     const reply = http.getResponse<FastifyReply>();
-    return from(this.claimOrReplay(request, key)).pipe(
+    return from(this.claimOrReplay(request, key, options.sealed ?? false)).pipe(
       switchMap((claimed) =>
         claimed instanceof UnitOfWork
           ? // The handler, its pipes and all they start run in the unit's scope.
@@ -59,9 +59,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   /** The unit of work the request executes in when it claimed the key; the recorded response otherwise. */
-  private async claimOrReplay(request: FastifyRequest, key: string): Promise<UnitOfWork | StoredResponse> {
+  private async claimOrReplay(
+    request: FastifyRequest,
+    key: string,
+    sealed: boolean,
+  ): Promise<UnitOfWork | StoredResponse> {
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
-    const outcome = await this.store.claim({ callerId: callerIdOf(request), key }, fingerprint);
+    const outcome = await this.store.claim({ callerId: callerIdOf(request), key }, fingerprint, sealed);
     if ('claim' in outcome) {
       const unit = this.transactions.unitOfWork();
       this.recorder.track(request, outcome.claim, unit);

@@ -4,6 +4,7 @@ import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import type { EntityManager } from 'typeorm';
 import { prepared, PooledStatements } from '../database/pooled-statements';
+import { SecretCipher } from '../encryption/secret-cipher';
 
 /**
  * A claim still IN_PROGRESS after this long belongs to a request that will never finish (its process
@@ -26,6 +27,8 @@ export interface IdempotencyClaim extends IdempotencyScope {
   token: string;
   /** How long the key's record lives (IDEMPOTENCY_TTL_SECONDS). */
   ttlSeconds: number;
+  /** The answer carries a secret: its body is stored sealed (`@Idempotent({ sealed: true })`). */
+  sealed: boolean;
 }
 
 /** A final response as it was sent. Header names are lower case. */
@@ -45,6 +48,7 @@ interface RecordRow {
   response_status: number | null;
   response_headers: Record<string, string | string[]> | null;
   response_body: string | null;
+  response_sealed: boolean;
 }
 
 /** Every idempotent request claims and completes a key: prepared statements on the pool. */
@@ -55,7 +59,7 @@ const CLAIM = prepared(
    VALUES ($1, $2, $3, 'IN_PROGRESS', $4, now(), now() + make_interval(secs => $5))
    ON CONFLICT (caller_id, idempotency_key) DO UPDATE
      SET fingerprint = EXCLUDED.fingerprint, state = 'IN_PROGRESS', claim_token = EXCLUDED.claim_token,
-         response_status = NULL, response_headers = NULL, response_body = NULL,
+         response_status = NULL, response_headers = NULL, response_body = NULL, response_sealed = false,
          created_at = EXCLUDED.created_at, completed_at = NULL, expires_at = EXCLUDED.expires_at
      WHERE k.expires_at <= now()
         OR (k.state = 'IN_PROGRESS' AND k.fingerprint = EXCLUDED.fingerprint
@@ -64,7 +68,7 @@ const CLAIM = prepared(
 );
 const FIND = prepared(
   'idempotency.find',
-  `SELECT fingerprint, state, response_status, response_headers, response_body
+  `SELECT fingerprint, state, response_status, response_headers, response_body, response_sealed
      FROM idempotency_keys
     WHERE caller_id = $1 AND idempotency_key = $2 AND expires_at > now()`,
 );
@@ -72,7 +76,7 @@ const COMPLETE = prepared(
   'idempotency.complete',
   `UPDATE idempotency_keys
       SET state = 'COMPLETED', response_status = $4, response_headers = $5::jsonb, response_body = $6,
-          completed_at = now()
+          response_sealed = $7, completed_at = now()
     WHERE caller_id = $1 AND idempotency_key = $2 AND claim_token = $3 AND state = 'IN_PROGRESS'
    RETURNING 1 AS completed`,
 );
@@ -81,6 +85,11 @@ const RELEASE = prepared(
   `DELETE FROM idempotency_keys
     WHERE caller_id = $1 AND idempotency_key = $2 AND claim_token = $3 AND state = 'IN_PROGRESS'`,
 );
+
+/** What a sealed answer is bound to: it opens for the key it was stored under only. */
+function sealedContext(scope: IdempotencyScope): string {
+  return `idempotency:${scope.callerId}:${scope.key}`;
+}
 
 /**
  * The idempotency_keys table (migration 1763800001000). A key is claimed by a statement of its own (the
@@ -93,6 +102,7 @@ export class IdempotencyStore {
 
   constructor(
     private readonly pooled: PooledStatements,
+    private readonly cipher: SecretCipher,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.ttlSeconds = config.idempotency.ttlSeconds;
@@ -107,6 +117,7 @@ export class IdempotencyStore {
   async claim(
     scope: IdempotencyScope,
     fingerprint: string,
+    sealed = false,
   ): Promise<{ claim: IdempotencyClaim } | { record: IdempotencyRecord }> {
     for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
       const token = randomUUID();
@@ -118,7 +129,7 @@ export class IdempotencyStore {
         this.ttlSeconds,
         IN_PROGRESS_TIMEOUT_SECONDS,
       ]);
-      if (claimed.length === 1) return { claim: { ...scope, token, ttlSeconds: this.ttlSeconds } };
+      if (claimed.length === 1) return { claim: { ...scope, token, ttlSeconds: this.ttlSeconds, sealed } };
 
       const record = await this.find(scope);
       if (record) return { record };
@@ -140,7 +151,10 @@ export class IdempotencyStore {
       response: {
         status: row.response_status,
         headers: row.response_headers ?? {},
-        body: row.response_body,
+        body:
+          row.response_sealed && row.response_body !== null
+            ? this.cipher.open(row.response_body, sealedContext(scope))
+            : row.response_body,
       },
     };
   }
@@ -156,7 +170,10 @@ export class IdempotencyStore {
       claim.token,
       response.status,
       JSON.stringify(response.headers),
-      response.body,
+      claim.sealed && response.body !== null
+        ? this.cipher.seal(response.body, sealedContext(claim))
+        : response.body,
+      claim.sealed && response.body !== null,
     ];
     const completed = db
       ? await this.pooled.rowsIn(db, COMPLETE, values)

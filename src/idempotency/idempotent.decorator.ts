@@ -22,7 +22,10 @@ export type { IdempotentOptions } from './idempotency.constants';
  */
 export const Idempotent = (options: IdempotentOptions = {}): MethodDecorator =>
   applyDecorators(
-    SetMetadata(IDEMPOTENT_METADATA, { required: options.required ?? false } satisfies IdempotentOptions),
+    SetMetadata(IDEMPOTENT_METADATA, {
+      required: options.required ?? false,
+      sealed: options.sealed ?? false,
+    } satisfies IdempotentOptions),
     // Checked with the rest of the request's input, so a missing or malformed key is reported together
     // with every other violation, and a refused request binds no key.
     HeaderRules({ name: IDEMPOTENCY_KEY_HEADER, required: options.required ?? false, format: 'uuid' }),

@@ -33,6 +33,25 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly webhookAttempts = new Counter({
+    name: 'webhook_delivery_attempts_total',
+    help: 'Webhook delivery attempts by result (SUCCEEDED, HTTP_STATUS, TIMEOUT, CONNECTION_FAILED, URL_NOT_ALLOWED)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  private readonly webhookDeliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook deliveries that reached a final state, by status (SUCCEEDED, FAILED)',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+  private readonly webhookLatency = new Histogram({
+    name: 'webhook_delivery_latency_seconds',
+    help: 'From the event (its delivery created in its transaction) to the receiver accepting it',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
+    registers: [this.registry],
+  });
+  private oldestPendingWebhook: () => Promise<number> = async () => 0;
   private readonly eventsRecorded = new Counter({
     name: 'events_recorded_total',
     help: 'Events recorded by type (counted when the statement writing them returns)',
@@ -44,6 +63,15 @@ export class MetricsService {
   constructor(queue: JobQueue) {
     collectDefaultMetrics({ register: this.registry });
     const queues = this.queues;
+    const oldestPendingWebhook = () => this.oldestPendingWebhook();
+    new Gauge({
+      name: 'webhook_oldest_pending_delivery_age_seconds',
+      help: 'Age of the oldest webhook delivery still pending to an enabled endpoint (0 when none, -1 unknown)',
+      registers: [this.registry],
+      async collect() {
+        this.set(await oldestPendingWebhook().catch(() => -1));
+      },
+    });
     new Gauge({
       name: 'job_queue_depth',
       help: 'Jobs waiting in a queue',
@@ -79,6 +107,21 @@ export class MetricsService {
    */
   trackFeedLag(source: () => Promise<number>): void {
     this.feedLagSource = source;
+  }
+
+  /** Reads the age of the oldest pending webhook delivery when /metrics is scraped (the webhooks module). */
+  trackOldestPendingWebhook(probe: () => Promise<number>): void {
+    this.oldestPendingWebhook = probe;
+  }
+
+  countWebhookAttempt(result: string): void {
+    this.webhookAttempts.inc({ result });
+  }
+
+  /** A delivery reached its final state; a success also records its latency from the event. */
+  countWebhookDelivery(status: 'SUCCEEDED' | 'FAILED', latencySeconds?: number): void {
+    this.webhookDeliveries.inc({ status });
+    if (latencySeconds !== undefined) this.webhookLatency.observe(latencySeconds);
   }
 
   /** Queues whose depth /metrics reports (modules with processors call this). */

@@ -138,6 +138,18 @@ describe('the Grafana dashboard and the alert rules', () => {
     );
   });
 
+  it('charts webhook attempts by result, final deliveries, delivery latency and the oldest pending delivery', () => {
+    const exprs = panelExprs.map((e) => e.expr);
+    const has = (pattern: RegExp) => exprs.some((e) => pattern.test(e));
+    expect(has(/sum by \(result\) \(rate\(webhook_delivery_attempts_total/)).toBe(true);
+    expect(has(/sum by \(status\) \(rate\(webhook_deliveries_total/)).toBe(true);
+    expect(
+      has(/histogram_quantile\(0\.95, sum by \(le\) \(rate\(webhook_delivery_latency_seconds_bucket/),
+    ).toBe(true);
+    expect(has(/webhook_oldest_pending_delivery_age_seconds/)).toBe(true);
+    expect(rules.some((r) => /webhook_oldest_pending_delivery_age_seconds/.test(r.expr))).toBe(true);
+  });
+
   it('has alerts for errors, readiness, queues, failing jobs and saturation, each documented', () => {
     const operations = readFileSync(path.join(ROOT, 'docs/operations.md'), 'utf8');
     expect(rules.length).toBeGreaterThanOrEqual(5);

@@ -59,6 +59,8 @@ const DOMAIN_VIOLATIONS = new Set([
   'PRODUCT_OUT_OF_STOCK',
   'INSUFFICIENT_STOCK',
   'DEFAULT_ADDRESS_REQUIRED',
+  // A webhook URL's host is judged by the addresses it resolves to, which no schema can state.
+  'URL_NOT_ALLOWED',
 ]);
 
 /** Rules on the state a request would leave, which no request schema can state, by operation. */

@@ -825,6 +825,194 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints, newest first
+         * @description Allowed roles: ADMIN.
+         */
+        get: operations["getWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description The answer carries the signing `secret`, shown this once. The URL is checked against the server-side request forgery rules (400 `URL_NOT_ALLOWED` on `url`).
+         *
+         *     Allowed roles: ADMIN.
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{webhookEndpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description Allowed roles: ADMIN.
+         */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Its deliveries go with it; pending ones are never sent.
+         *
+         *     Allowed roles: ADMIN.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change the URL, event types or description with a merge patch
+         * @description JSON Merge Patch (RFC 7396); null removes `eventTypes` (every type) or `description`.
+         *
+         *     Allowed roles: ADMIN.
+         */
+        patch: operations["patchWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{webhookEndpointId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a webhook endpoint
+         * @description It gets no deliveries until enabled; events meanwhile are never sent to it (the feed has them).
+         *
+         *     Allowed roles: ADMIN.
+         */
+        post: operations["disableWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{webhookEndpointId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a webhook endpoint
+         * @description Its failure count starts again; its pending deliveries go out again.
+         *
+         *     Allowed roles: ADMIN.
+         */
+        post: operations["enableWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{webhookEndpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret of a webhook endpoint
+         * @description The answer carries the new `secret`, shown this once. Until `oldSecretExpiresInSeconds` have passed every delivery carries a signature with each secret, so receivers switch without losing one.
+         *
+         *     Allowed roles: ADMIN.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook deliveries, newest first
+         * @description Filters combine with AND.
+         *
+         *     Allowed roles: ADMIN.
+         */
+        get: operations["getWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook delivery
+         * @description Allowed roles: ADMIN.
+         */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attempt an ended webhook delivery once more, now
+         * @description For a SUCCEEDED or FAILED delivery of an enabled endpoint: PENDING until that one attempt ends (same `webhook-id`; no new schedule). A PENDING delivery, or a disabled endpoint, is 409.
+         *
+         *     Allowed roles: ADMIN.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1113,10 +1301,10 @@ export interface components {
         /** @enum {string} */
         TaskStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
         /**
-         * @description Machine-readable error code; clients branch on it. New codes may be added (non-breaking). HTTP status of each: VALIDATION_ERROR 400, BAD_REQUEST 400, BATCH_SIZE_EXCEEDED 400, BATCH_TRANSACTION_FAILED 400, UNAUTHORIZED 401, ACCESS_DENIED 403, CUSTOMER_BLOCKED 403, RESOURCE_NOT_FOUND 404, ORDER_NOT_FOUND 404, PRODUCT_NOT_FOUND 404, ITEM_NOT_FOUND 404, TASK_NOT_FOUND 404, EVENT_NOT_FOUND 404, ATTACHMENT_NOT_FOUND 404, USER_NOT_FOUND 404, REPORT_NOT_FOUND 404, EXPORT_NOT_FOUND 404, ADDRESS_NOT_FOUND 404, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, INVALID_ORDER_STATE 409, INVALID_TASK_STATE 409, ORDER_EMPTY 409, INSUFFICIENT_STOCK 409, PRODUCT_OUT_OF_STOCK 409, PRODUCT_DISCONTINUED 409, INSUFFICIENT_BALANCE 409, DELIVERY_ADDRESS_MISSING 409, CONCURRENT_MODIFICATION 409, IDEMPOTENCY_KEY_REUSED 409, IDEMPOTENCY_KEY_IN_PROGRESS 409, ENDPOINT_REMOVED 410, PAYLOAD_TOO_LARGE 413, FILE_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, UNSUPPORTED_FILE_TYPE 415, URI_TOO_LONG 414, RATE_LIMIT_EXCEEDED 429, HEADERS_TOO_LARGE 431, INTERNAL_ERROR 500, REPORT_GENERATION_FAILED 500, EXPORT_DATA_UNAVAILABLE 500, SERVICE_UNAVAILABLE 503, EXT_SYSTEM_UNAVAILABLE 503.
+         * @description Machine-readable error code; clients branch on it. New codes may be added (non-breaking). HTTP status of each: VALIDATION_ERROR 400, BAD_REQUEST 400, BATCH_SIZE_EXCEEDED 400, BATCH_TRANSACTION_FAILED 400, UNAUTHORIZED 401, ACCESS_DENIED 403, CUSTOMER_BLOCKED 403, RESOURCE_NOT_FOUND 404, ORDER_NOT_FOUND 404, PRODUCT_NOT_FOUND 404, ITEM_NOT_FOUND 404, TASK_NOT_FOUND 404, EVENT_NOT_FOUND 404, ATTACHMENT_NOT_FOUND 404, USER_NOT_FOUND 404, REPORT_NOT_FOUND 404, EXPORT_NOT_FOUND 404, ADDRESS_NOT_FOUND 404, WEBHOOK_ENDPOINT_NOT_FOUND 404, WEBHOOK_DELIVERY_NOT_FOUND 404, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, INVALID_ORDER_STATE 409, INVALID_TASK_STATE 409, INVALID_DELIVERY_STATE 409, ORDER_EMPTY 409, INSUFFICIENT_STOCK 409, PRODUCT_OUT_OF_STOCK 409, PRODUCT_DISCONTINUED 409, INSUFFICIENT_BALANCE 409, DELIVERY_ADDRESS_MISSING 409, CONCURRENT_MODIFICATION 409, IDEMPOTENCY_KEY_REUSED 409, IDEMPOTENCY_KEY_IN_PROGRESS 409, ENDPOINT_REMOVED 410, PAYLOAD_TOO_LARGE 413, FILE_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, UNSUPPORTED_FILE_TYPE 415, URI_TOO_LONG 414, RATE_LIMIT_EXCEEDED 429, HEADERS_TOO_LARGE 431, INTERNAL_ERROR 500, REPORT_GENERATION_FAILED 500, EXPORT_DATA_UNAVAILABLE 500, SERVICE_UNAVAILABLE 503, EXT_SYSTEM_UNAVAILABLE 503.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "BAD_REQUEST" | "BATCH_SIZE_EXCEEDED" | "BATCH_TRANSACTION_FAILED" | "UNAUTHORIZED" | "ACCESS_DENIED" | "CUSTOMER_BLOCKED" | "RESOURCE_NOT_FOUND" | "ORDER_NOT_FOUND" | "PRODUCT_NOT_FOUND" | "ITEM_NOT_FOUND" | "TASK_NOT_FOUND" | "EVENT_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "USER_NOT_FOUND" | "REPORT_NOT_FOUND" | "EXPORT_NOT_FOUND" | "ADDRESS_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "INVALID_ORDER_STATE" | "INVALID_TASK_STATE" | "ORDER_EMPTY" | "INSUFFICIENT_STOCK" | "PRODUCT_OUT_OF_STOCK" | "PRODUCT_DISCONTINUED" | "INSUFFICIENT_BALANCE" | "DELIVERY_ADDRESS_MISSING" | "CONCURRENT_MODIFICATION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "ENDPOINT_REMOVED" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "URI_TOO_LONG" | "RATE_LIMIT_EXCEEDED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "REPORT_GENERATION_FAILED" | "EXPORT_DATA_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "EXT_SYSTEM_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "BAD_REQUEST" | "BATCH_SIZE_EXCEEDED" | "BATCH_TRANSACTION_FAILED" | "UNAUTHORIZED" | "ACCESS_DENIED" | "CUSTOMER_BLOCKED" | "RESOURCE_NOT_FOUND" | "ORDER_NOT_FOUND" | "PRODUCT_NOT_FOUND" | "ITEM_NOT_FOUND" | "TASK_NOT_FOUND" | "EVENT_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "USER_NOT_FOUND" | "REPORT_NOT_FOUND" | "EXPORT_NOT_FOUND" | "ADDRESS_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "INVALID_ORDER_STATE" | "INVALID_TASK_STATE" | "INVALID_DELIVERY_STATE" | "ORDER_EMPTY" | "INSUFFICIENT_STOCK" | "PRODUCT_OUT_OF_STOCK" | "PRODUCT_DISCONTINUED" | "INSUFFICIENT_BALANCE" | "DELIVERY_ADDRESS_MISSING" | "CONCURRENT_MODIFICATION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "ENDPOINT_REMOVED" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "URI_TOO_LONG" | "RATE_LIMIT_EXCEEDED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "REPORT_GENERATION_FAILED" | "EXPORT_DATA_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "EXT_SYSTEM_UNAVAILABLE";
         TaskErrorResponse: {
             code: components["schemas"]["ErrorCode"];
             /** @description Human-readable text in the language of `Accept-Language`. */
@@ -1689,9 +1877,195 @@ export interface components {
             /** Format: int64 */
             totalPages: number;
         };
-        Event: components["schemas"]["OrderEvent"] | components["schemas"]["TaskEvent"];
+        /** @enum {string} */
+        WebhookEndpointStatus: "ENABLED" | "DISABLED";
+        /** @enum {string} */
+        WebhookDisabledReason: "MANUAL" | "CONSECUTIVE_FAILURES" | "GONE";
+        WebhookEndpointResponse: {
+            /** Format: uuid */
+            webhookEndpointId: string;
+            /** @example https://hooks.example.com/orders */
+            url: string;
+            /** @description The event types sent to the endpoint; absent: every type. */
+            eventTypes?: components["schemas"]["EventType"][];
+            /** @example Warehouse system */
+            description?: string;
+            /** @description A DISABLED endpoint gets no deliveries; events still are recorded (the feed has them). */
+            status: components["schemas"]["WebhookEndpointStatus"];
+            /** @description While DISABLED: MANUAL (the disable action), CONSECUTIVE_FAILURES (the last 10 deliveries to end all FAILED), GONE (the receiver answered 410). */
+            disabledReason?: components["schemas"]["WebhookDisabledReason"];
+            /**
+             * Format: date-time
+             * @example 2026-01-31T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-31T12:00:00Z
+             */
+            updatedAt: string;
+        };
+        WebhookEndpointPageResponse: {
+            content: components["schemas"]["WebhookEndpointResponse"][];
+            /**
+             * Format: int32
+             * @description First page is 1.
+             */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        CreateWebhookEndpointRequest: {
+            /** @description Read-only; sending it is a validation error. */
+            readonly webhookEndpointId?: Record<string, never>;
+            /** @description Read-only; sending it is a validation error. Use the disable and enable actions. */
+            readonly status?: Record<string, never>;
+            /** @description Read-only; sending it is a validation error. */
+            readonly disabledReason?: Record<string, never>;
+            /** @description Read-only; sending it is a validation error. Use the rotate-secret action. */
+            readonly secret?: Record<string, never>;
+            /** @description Read-only; sending it is a validation error. */
+            readonly createdAt?: Record<string, never>;
+            /** @description Read-only; sending it is a validation error. */
+            readonly updatedAt?: Record<string, never>;
+            /**
+             * @description Absolute https URL without user info whose host has only globally reachable addresses (docs/events.md).
+             * @example https://hooks.example.com/orders
+             */
+            url: string;
+            /** @description The event types sent to the endpoint; absent: every type. */
+            eventTypes?: components["schemas"]["EventType"][];
+            /** @example Warehouse system */
+            description?: string;
+        };
+        WebhookEndpointWithSecretResponse: {
+            /** Format: uuid */
+            webhookEndpointId: string;
+            /** @example https://hooks.example.com/orders */
+            url: string;
+            /** @description The event types sent to the endpoint; absent: every type. */
+            eventTypes?: components["schemas"]["EventType"][];
+            /** @example Warehouse system */
+            description?: string;
+            /** @description A DISABLED endpoint gets no deliveries; events still are recorded (the feed has them). */
+            status: components["schemas"]["WebhookEndpointStatus"];
+            /** @description While DISABLED: MANUAL (the disable action), CONSECUTIVE_FAILURES (the last 10 deliveries to end all FAILED), GONE (the receiver answered 410). */
+            disabledReason?: components["schemas"]["WebhookDisabledReason"];
+            /**
+             * Format: date-time
+             * @example 2026-01-31T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-31T12:00:00Z
+             */
+            updatedAt: string;
+            /**
+             * @description The signing secret (`whsec_` and the base64 of 32 bytes): shown in this answer only.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        PatchWebhookEndpointRequest: {
+            /** @description Read-only; sending it is a validation error. */
+            readonly webhookEndpointId?: Record<string, never>;
+            /** @description Read-only; sending it is a validation error. Use the disable and enable actions. */
+            readonly status?: Record<string, never>;
+            /** @description Read-only; sending it is a validation error. */
+            readonly disabledReason?: Record<string, never>;
+            /** @description Read-only; sending it is a validation error. Use the rotate-secret action. */
+            readonly secret?: Record<string, never>;
+            /** @description Read-only; sending it is a validation error. */
+            readonly createdAt?: Record<string, never>;
+            /** @description Read-only; sending it is a validation error. */
+            readonly updatedAt?: Record<string, never>;
+            /**
+             * @description Absolute https URL without user info whose host has only globally reachable addresses (docs/events.md).
+             * @example https://hooks.example.com/orders
+             */
+            url?: string;
+            /** @description The event types sent to the endpoint; absent: every type. null: every type. */
+            eventTypes?: components["schemas"]["EventType"][] | null;
+            /** @example Warehouse system */
+            description?: string | null;
+        };
+        RotateWebhookSecretRequest: {
+            /**
+             * Format: int32
+             * @description How long the previous secret still signs deliveries (a second signature), in seconds.
+             * @default 86400
+             * @example 3600
+             */
+            oldSecretExpiresInSeconds?: number;
+        };
+        /** @enum {string} */
+        WebhookDeliveryStatus: "PENDING" | "SUCCEEDED" | "FAILED";
         /** @enum {string} */
         EventType: "ORDER_CREATED" | "ORDER_UPDATED" | "ORDER_CONFIRMED" | "ORDER_SHIPPED" | "ORDER_DELIVERED" | "ORDER_CANCELLED" | "ORDER_REFUNDED" | "ORDER_DELETED" | "TASK_COMPLETED" | "TASK_FAILED" | "TASK_CANCELLED";
+        /** @enum {string} */
+        WebhookDeliveryError: "TIMEOUT" | "CONNECTION_FAILED" | "HTTP_STATUS" | "URL_NOT_ALLOWED";
+        WebhookDeliveryResponse: {
+            /** Format: uuid */
+            deliveryId: string;
+            /** Format: uuid */
+            webhookEndpointId: string;
+            /**
+             * Format: uuid
+             * @description Also the `webhook-id` header of every attempt.
+             */
+            eventId: string;
+            eventType: components["schemas"]["EventType"];
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            /** Format: int32 */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-31T12:00:00Z
+             */
+            lastAttemptAt?: string;
+            /**
+             * Format: date-time
+             * @description While PENDING: when it is attempted next.
+             * @example 2026-01-31T12:00:00Z
+             */
+            nextAttemptAt?: string;
+            /**
+             * Format: int32
+             * @description The status of the last answer, when one came.
+             */
+            lastResponseStatus?: number;
+            lastError?: components["schemas"]["WebhookDeliveryError"];
+            /**
+             * Format: date-time
+             * @example 2026-01-31T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-31T12:00:00Z
+             */
+            updatedAt: string;
+        };
+        WebhookDeliveryPageResponse: {
+            content: components["schemas"]["WebhookDeliveryResponse"][];
+            /**
+             * Format: int32
+             * @description First page is 1.
+             */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        Event: components["schemas"]["OrderEvent"] | components["schemas"]["TaskEvent"];
         /** @enum {string} */
         Role: "CUSTOMER" | "ADMIN";
         /**
@@ -2040,6 +2414,61 @@ export interface components {
          * @enum {string}
          */
         DownloadUserAvatarErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "ATTACHMENT_NOT_FOUND" | "USER_NOT_FOUND" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @description The codes `getWebhookEndpoints` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        GetWebhookEndpointsErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @description The codes `createWebhookEndpoint` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        CreateWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @description The codes `getWebhookEndpoint` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        GetWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @description The codes `deleteWebhookEndpoint` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        DeleteWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "CONCURRENT_MODIFICATION" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @description The codes `patchWebhookEndpoint` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        PatchWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "CONCURRENT_MODIFICATION" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @description The codes `disableWebhookEndpoint` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        DisableWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "CONCURRENT_MODIFICATION" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @description The codes `enableWebhookEndpoint` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        EnableWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "CONCURRENT_MODIFICATION" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @description The codes `rotateWebhookSecret` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        RotateWebhookSecretErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "CONCURRENT_MODIFICATION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @description The codes `getWebhookDeliveries` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        GetWebhookDeliveriesErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @description The codes `getWebhookDelivery` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        GetWebhookDeliveryErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @description The codes `retryWebhookDelivery` can answer; its error responses say which status each has.
+         * @enum {string}
+         */
+        RetryWebhookDeliveryErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "INVALID_DELIVERY_STATE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
     };
     responses: never;
     parameters: never;
@@ -12196,6 +12625,2089 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"] & {
                         code: components["schemas"]["DownloadUserAvatarErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    getWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Page number, first is 1. */
+                page?: number;
+                size?: number;
+            };
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointPageResponse"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookEndpointsErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookEndpointsErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookEndpointsErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookEndpointsErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookEndpointsErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookEndpointsErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+                /** @description A uuid per business operation: a retry with the same key and body replays the first response (`Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Path of the created endpoint. */
+                    Location?: string;
+                    /** @description Version of the resource; send it in `If-None-Match` or `If-Match`. */
+                    ETag?: string;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretResponse"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["CreateWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["CreateWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["CreateWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_PROGRESS. */
+            409: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["CreateWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Content Too Large: PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["CreateWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["CreateWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["CreateWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["CreateWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["CreateWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Version of the resource; send it in `If-None-Match` or `If-Match`. */
+                    ETag?: string;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Not Found: WEBHOOK_ENDPOINT_NOT_FOUND. */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+                /** @description Change only while the resource has this ETag; otherwise 409 CONCURRENT_MODIFICATION. */
+                "If-Match"?: string;
+            };
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Version of the resource; send it in `If-None-Match` or `If-Match`. */
+                    ETag?: string;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DeleteWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DeleteWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DeleteWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Not Found: WEBHOOK_ENDPOINT_NOT_FOUND. */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DeleteWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Conflict: CONCURRENT_MODIFICATION. */
+            409: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DeleteWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DeleteWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DeleteWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DeleteWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    patchWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+                /** @description Change only while the resource has this ETag; otherwise 409 CONCURRENT_MODIFICATION. */
+                "If-Match"?: string;
+            };
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["PatchWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Version of the resource; send it in `If-None-Match` or `If-Match`. */
+                    ETag?: string;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["PatchWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["PatchWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["PatchWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Not Found: WEBHOOK_ENDPOINT_NOT_FOUND. */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["PatchWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Conflict: CONCURRENT_MODIFICATION. */
+            409: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["PatchWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Content Too Large: PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["PatchWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["PatchWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["PatchWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["PatchWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["PatchWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    disableWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+                /** @description Change only while the resource has this ETag; otherwise 409 CONCURRENT_MODIFICATION. */
+                "If-Match"?: string;
+            };
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Version of the resource; send it in `If-None-Match` or `If-Match`. */
+                    ETag?: string;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DisableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DisableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DisableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Not Found: WEBHOOK_ENDPOINT_NOT_FOUND. */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DisableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Conflict: CONCURRENT_MODIFICATION. */
+            409: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DisableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DisableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DisableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["DisableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    enableWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+                /** @description Change only while the resource has this ETag; otherwise 409 CONCURRENT_MODIFICATION. */
+                "If-Match"?: string;
+            };
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Version of the resource; send it in `If-None-Match` or `If-Match`. */
+                    ETag?: string;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["EnableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["EnableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["EnableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Not Found: WEBHOOK_ENDPOINT_NOT_FOUND. */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["EnableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Conflict: CONCURRENT_MODIFICATION. */
+            409: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["EnableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["EnableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["EnableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["EnableWebhookEndpointErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+                /** @description Change only while the resource has this ETag; otherwise 409 CONCURRENT_MODIFICATION. */
+                "If-Match"?: string;
+                /** @description A uuid per business operation: a retry with the same key and body replays the first response (`Idempotent-Replayed: true`); the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateWebhookSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Version of the resource; send it in `If-None-Match` or `If-Match`. */
+                    ETag?: string;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretResponse"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RotateWebhookSecretErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RotateWebhookSecretErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RotateWebhookSecretErrorCode"];
+                    };
+                };
+            };
+            /** @description Not Found: WEBHOOK_ENDPOINT_NOT_FOUND. */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RotateWebhookSecretErrorCode"];
+                    };
+                };
+            };
+            /** @description Conflict: CONCURRENT_MODIFICATION, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_PROGRESS. */
+            409: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RotateWebhookSecretErrorCode"];
+                    };
+                };
+            };
+            /** @description Content Too Large: PAYLOAD_TOO_LARGE. */
+            413: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RotateWebhookSecretErrorCode"];
+                    };
+                };
+            };
+            /** @description Unsupported Media Type: UNSUPPORTED_MEDIA_TYPE. */
+            415: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RotateWebhookSecretErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RotateWebhookSecretErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RotateWebhookSecretErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RotateWebhookSecretErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    getWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, first is 1. */
+                page?: number;
+                size?: number;
+                webhookEndpointId?: string;
+                eventId?: string;
+                status?: components["schemas"]["WebhookDeliveryStatus"];
+            };
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPageResponse"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookDeliveriesErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookDeliveriesErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookDeliveriesErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookDeliveriesErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookDeliveriesErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookDeliveriesErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+            /** @description Not Found: WEBHOOK_DELIVERY_NOT_FOUND. */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["GetWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of `detail` and `violations[].message`: `ru` (default) or `en`; the first tag counts, an unknown language is `ru`. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                };
+            };
+            /** @description Bad Request: VALIDATION_ERROR. */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RetryWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+            /** @description Unauthorized: UNAUTHORIZED. */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RetryWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+            /** @description Forbidden: ACCESS_DENIED. */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RetryWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+            /** @description Not Found: WEBHOOK_DELIVERY_NOT_FOUND. */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RetryWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+            /** @description Conflict: INVALID_DELIVERY_STATE. */
+            409: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RetryWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+            /** @description Too Many Requests: RATE_LIMIT_EXCEEDED. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window for this client. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window: 0. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RetryWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+            /** @description Internal Server Error: INTERNAL_ERROR. */
+            500: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RetryWebhookDeliveryErrorCode"];
+                    };
+                };
+            };
+            /** @description Service Unavailable: SERVICE_UNAVAILABLE. */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window for this client. Present when the request was counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. Present when the request was counted. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Unix time (seconds) at which the current window resets. Present when the request was counted. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The request's `Origin`, when the `CORS_ORIGINS` setting allows it; absent otherwise (no CORS). */
+                    "Access-Control-Allow-Origin"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        code: components["schemas"]["RetryWebhookDeliveryErrorCode"];
                     };
                 };
             };

@@ -17,6 +17,8 @@ export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   "POST /api/v1/orders/{orderId}/refund",
   "POST /api/v1/orders/{orderId}/ship",
   "POST /api/v1/reports/generate",
+  "POST /api/v1/webhook-endpoints",
+  "POST /api/v1/webhook-endpoints/{webhookEndpointId}/rotate-secret",
 ]);
 
 /** The operations whose JSON body is of another media type than `application/json`. */
@@ -24,4 +26,5 @@ export const JSON_BODY_MEDIA_TYPES: ReadonlyMap<string, string> = new Map([
   ["PATCH /api/v1/delivery-addresses/{addressId}","application/merge-patch+json"],
   ["PATCH /api/v1/orders/{orderId}","application/merge-patch+json"],
   ["PATCH /api/v1/products/{productId}","application/merge-patch+json"],
+  ["PATCH /api/v1/webhook-endpoints/{webhookEndpointId}","application/merge-patch+json"],
 ]);

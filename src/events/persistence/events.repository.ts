@@ -110,6 +110,15 @@ export class EventsRepository {
     );
   }
 
+  /** The numbered events among `eventIds` (one still kept and committed), in no particular order. */
+  async readMany(eventIds: readonly string[]): Promise<StoredEvent[]> {
+    const rows = await this.pooled.rows<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.event_id = ANY ($1::uuid[]) AND e.sequence IS NOT NULL`,
+      [eventIds],
+    );
+    return rows.map(toEvent);
+  }
+
   async read(eventId: string): Promise<StoredEvent | undefined> {
     const [row] = await this.pooled.rows<EventRow>(READ_EVENT, [eventId]);
     return row && toEvent(row);

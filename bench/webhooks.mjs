@@ -1,0 +1,280 @@
+// npm run bench:webhooks — webhook delivery by one `worker` process (node dist/src/worker.js) to a local
+// receiver, while an `api` app in this process takes the order changes, on PostgreSQL (BENCH_DATABASE_URL or
+// DATABASE_URL) and Redis (REDIS_URL; the queue wakes the worker; its keys are removed afterwards).
+// Deliveries are created as every event's are, by the trigger on `events`. Three measures:
+//   1. throughput: 3,000 events recorded in one statement, delivered to two endpoints (each capped at 10 in
+//      flight): the rate at which the 6,000 deliveries are received;
+//   2. latency: 100 order changes a second (PATCH of an order's note) for 20 s, from each answer (its commit)
+//      to the receipt of its ORDER_UPDATED (p50, p95, p99);
+//   3. backlog: 10,000 deliveries attempted while the receiver answers 503, then the receiver comes back: the
+//      time from the first success to the last delivery.
+// Goals: ≥ 300 deliveries/s, p95 ≤ 500 ms, the backlog drained in ≤ 60 s. The receiver runs in this process.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = (p) => require(path.join(root, 'dist/src', p));
+const { signAccessToken } = dist('auth/token-signer.js');
+const { createHttpApp } = dist('bootstrap/http-app.js');
+const { loadConfig } = dist('config/app-config.js');
+const { WebhookDeliveryProcessor } = dist('webhooks/webhook-delivery.processor.js');
+const { DataSource } = require('typeorm');
+const Redis = require('ioredis');
+
+const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
+const REDIS_URL = process.env.REDIS_URL;
+if (!SERVER_URL || !REDIS_URL) {
+  console.error('bench:webhooks needs BENCH_DATABASE_URL or DATABASE_URL, and REDIS_URL');
+  process.exit(1);
+}
+const KEY_PREFIX = `bench-webhooks-${process.pid}`;
+const DATABASE = 'order_service_bench_webhooks';
+const SECRET = 'bench-secret-bench-secret-bench-secret-42';
+const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
+const THROUGHPUT_DELIVERIES = Number(process.env.BENCH_THROUGHPUT ?? 6_000);
+const LATENCY_RATE = 100;
+const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 20);
+const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 10_000);
+
+async function freshDatabase() {
+  const url = new URL(SERVER_URL);
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DATABASE}`);
+  await admin.end();
+  url.pathname = `/${DATABASE}`;
+  return url.toString();
+}
+
+async function dropDatabase() {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await admin.end();
+}
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+const until = async (what, probe, timeoutMs) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+// The receiver: records when each webhook-id first arrived; answers 503 while `down`.
+const received = new Map();
+/** The receipt time of each order change's delivery, by the note it set. */
+const notes = new Map();
+let down = false;
+let firstSuccessAt;
+let accepted = 0;
+const receiver = http.createServer((request, response) => {
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    if (down) return response.writeHead(503).end();
+    const id = request.headers['webhook-id'];
+    if (!received.has(id)) received.set(id, performance.now());
+    const note = JSON.parse(Buffer.concat(chunks).toString('utf8')).data?.note;
+    if (note && !notes.has(note)) notes.set(note, performance.now());
+    firstSuccessAt ??= performance.now();
+    accepted += 1;
+    response.writeHead(204).end();
+  });
+});
+receiver.keepAliveTimeout = 60_000;
+await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const receiverUrl = `http://127.0.0.1:${receiver.address().port}`;
+
+const url = await freshDatabase();
+const env = {
+  ...process.env,
+  DATABASE_URL: url,
+  REDIS_URL,
+  REDIS_KEY_PREFIX: KEY_PREFIX,
+  JWT_SECRET: SECRET,
+  WEBHOOK_SECRET_KEY,
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  RATE_LIMIT_LIMIT: '1000000',
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'fatal',
+};
+const config = loadConfig({ ...env, APP_ROLE: 'api' });
+const app = await createHttpApp(config);
+await app.listen({ port: 0, host: '127.0.0.1' });
+const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+const admin = `Bearer ${await signAccessToken(SECRET, { sub: randomUUID(), roles: ['ADMIN'], ttlSeconds: 7200 })}`;
+const processor = app.get(WebhookDeliveryProcessor); // wakes the worker through the queue
+// The one worker, a process of its own.
+const worker = spawn(process.execPath, [path.join(root, 'dist/src/worker.js')], {
+  env: { ...env, APP_ROLE: 'worker', PORT: '0', HOST: '127.0.0.1' },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+await new Promise((resolve) => setTimeout(resolve, 5000));
+if (worker.exitCode !== null) throw new Error('the worker did not start');
+const dataSource = app.get(DataSource);
+
+async function endpoint(pathName) {
+  const res = await fetch(`${base}/api/v1/webhook-endpoints`, {
+    method: 'POST',
+    headers: { authorization: admin, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: `${receiverUrl}${pathName}`, eventTypes: ['ORDER_UPDATED'] }),
+  });
+  if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/**
+ * `count` events recorded in one statement (as a batch of orders records them), committed; their ids. The
+ * trigger on `events` creates their deliveries; the processor is woken as the recorder's listeners wake it.
+ */
+async function events(count) {
+  const rows = await dataSource.query(
+    `INSERT INTO events (type, order_id, data)
+     SELECT 'ORDER_UPDATED', gen_random_uuid(), '{"bench":true}'::jsonb FROM generate_series(1, $1)
+     RETURNING event_id`,
+    [count],
+  );
+  processor.wake();
+  return rows.map((row) => row.event_id);
+}
+
+const results = {};
+try {
+  // 1. Throughput, to two endpoints (each event goes to both).
+  const endpoints = [await endpoint('/a'), await endpoint('/b')];
+  const count = THROUGHPUT_DELIVERIES / endpoints.length;
+  // Recorded in one statement: they all become due at its commit, so the rate is the delivery's alone.
+  received.clear();
+  accepted = 0;
+  const started = performance.now();
+  await events(count);
+  const total = count * endpoints.length;
+  await until('the throughput deliveries', () => accepted >= total, 120_000);
+  const seconds = (performance.now() - started) / 1000;
+  results.throughput = {
+    deliveries: total,
+    seconds: +seconds.toFixed(2),
+    perSecond: Math.round(total / seconds),
+  };
+  console.log('throughput', results.throughput);
+  for (const e of endpoints) {
+    await fetch(`${base}/api/v1/webhook-endpoints/${e.webhookEndpointId}`, {
+      method: 'DELETE',
+      headers: { authorization: admin },
+    });
+  }
+
+  // 2. Latency from commit to receipt at 100 order changes a second, one endpoint.
+  await endpoint('/latency');
+  const customer = `Bearer ${await signAccessToken(SECRET, { sub: randomUUID(), roles: ['CUSTOMER'], ttlSeconds: 7200 })}`;
+  // Orders enough that the changes hardly ever wait for one another's row lock.
+  const createOrder = async () => {
+    const res = await fetch(`${base}/api/v1/orders`, {
+      method: 'POST',
+      headers: {
+        authorization: customer,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
+      body: JSON.stringify({ items: [] }),
+    });
+    if (res.status !== 201) throw new Error(`order: ${res.status} ${await res.text()}`);
+    return (await res.json()).orderId;
+  };
+  const orders = [];
+  for (let i = 0; i < 20; i++) orders.push(...(await Promise.all(Array.from({ length: 10 }, createOrder))));
+  received.clear();
+  const changes = [];
+  const tick = 1000 / LATENCY_RATE;
+  const t0 = performance.now();
+  for (let i = 0; i < LATENCY_RATE * LATENCY_SECONDS; i++) {
+    const due = t0 + i * tick;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    changes.push(
+      fetch(`${base}/api/v1/orders/${orders[i % orders.length]}`, {
+        method: 'PATCH',
+        headers: { authorization: customer, 'content-type': 'application/merge-patch+json' },
+        body: JSON.stringify({ note: `change ${i}` }),
+      }).then(async (res) => {
+        const committedAt = performance.now();
+        // A change the API refused (503 when PostgreSQL is saturated) records no event: counted, not timed.
+        if (res.status !== 200) return { refused: res.status };
+        return { note: `change ${i}`, committedAt };
+      }),
+    );
+  }
+  const answered = await Promise.all(changes);
+  const committed = answered.filter((c) => c.note);
+  const refused = answered.length - committed.length;
+  const byNote = new Map();
+  await until('the latency deliveries', () => notes.size >= committed.length, 60_000);
+  for (const [note, at] of notes) byNote.set(note, at);
+  const latencies = committed.map((c) => byNote.get(c.note) - c.committedAt);
+  results.latency = {
+    changes: committed.length,
+    refused,
+    p50: Math.round(percentile(latencies, 50)),
+    p95: Math.round(percentile(latencies, 95)),
+    p99: Math.round(percentile(latencies, 99)),
+    max: Math.round(Math.max(...latencies)),
+  };
+  console.log('latency ms', results.latency);
+
+  // 3. A backlog after a receiver outage.
+  down = true;
+  received.clear();
+  const backlog = await events(BACKLOG);
+  // Once every delivery has failed once (each waits for its retry, 5 s by the default schedule), the
+  // receiver comes back; the first retry that succeeds makes the endpoint's other deliveries due at once.
+  for (;;) {
+    const [{ untried }] = await dataSource.query(
+      "SELECT count(*)::int AS untried FROM webhook_deliveries WHERE status = 'PENDING' AND attempts = 0",
+    );
+    if (untried === 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  firstSuccessAt = undefined;
+  down = false;
+  await until('the backlog', () => backlog.every((id) => received.has(id)), 180_000);
+  const last = Math.max(...backlog.map((id) => received.get(id)));
+  results.backlog = {
+    deliveries: backlog.length,
+    drainSeconds: +((last - firstSuccessAt) / 1000).toFixed(2),
+  };
+  console.log('backlog', results.backlog);
+
+  const goals = [
+    ['≥ 300 deliveries/s', results.throughput.perSecond >= 300],
+    ['p95 ≤ 500 ms from commit to receipt', results.latency.p95 <= 500],
+    ['10,000 pending drained in ≤ 60 s', results.backlog.drainSeconds <= 60],
+  ];
+  for (const [goal, met] of goals) console.log(`${met ? 'met' : 'MISSED'}: ${goal}`);
+  process.exitCode = goals.every(([, met]) => met) ? 0 : 1;
+} finally {
+  worker.kill('SIGTERM');
+  await new Promise((resolve) => (worker.exitCode !== null ? resolve() : worker.once('exit', resolve)));
+  await app.close();
+  const redis = new Redis(REDIS_URL);
+  for (let cursor = '0'; ;) {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${KEY_PREFIX}:*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+    if (cursor === '0') break;
+  }
+  await redis.quit();
+  receiver.closeAllConnections();
+  receiver.close();
+  await dropDatabase();
+}

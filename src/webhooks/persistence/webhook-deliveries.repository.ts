@@ -1,0 +1,328 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { PooledStatements, prepared } from '../../database/pooled-statements';
+import type { DeliveryError } from '../domain/attempt-outcome';
+import type { DisabledReason, SealedSecrets } from '../domain/webhook-endpoint';
+import { CONSECUTIVE_FAILURES_TO_DISABLE } from '../domain/webhook-endpoint';
+import {
+  MAX_IN_FLIGHT_PER_ENDPOINT,
+  type WebhookDelivery,
+  type WebhookDeliveryStatus,
+} from '../domain/webhook-delivery';
+import { sealedSecretsOf } from './webhook-endpoints.repository';
+
+/** Every statement on `webhook_deliveries`. */
+
+interface DeliveryRow {
+  delivery_id: string;
+  webhook_endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  last_response_status: number | null;
+  last_error: DeliveryError | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `delivery_id, webhook_endpoint_id, event_id, event_type, status, attempts, next_attempt_at,
+  last_attempt_at, last_response_status, last_error, created_at, updated_at`;
+
+const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
+  deliveryId: row.delivery_id,
+  webhookEndpointId: row.webhook_endpoint_id,
+  eventId: row.event_id,
+  eventType: row.event_type,
+  status: row.status,
+  attempts: row.attempts,
+  ...(row.last_attempt_at ? { lastAttemptAt: row.last_attempt_at } : {}),
+  ...(row.status === 'PENDING' && row.next_attempt_at ? { nextAttemptAt: row.next_attempt_at } : {}),
+  ...(row.last_response_status !== null ? { lastResponseStatus: row.last_response_status } : {}),
+  ...(row.last_error ? { lastError: row.last_error } : {}),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** A delivery a worker leased: what it needs to make the attempt, and the token that proves the lease. */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  webhookEndpointId: string;
+  eventId: string;
+  eventType: string;
+  url: string;
+  secrets: SealedSecrets;
+  /** Attempts made before this one. */
+  attempts: number;
+  singleAttempt: boolean;
+  claimToken: string;
+  createdAt: Date;
+}
+
+interface ClaimedRow {
+  delivery_id: string;
+  webhook_endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  url: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+  attempts: number;
+  single_attempt: boolean;
+  created_at: Date;
+}
+
+/**
+ * Leases due deliveries of enabled endpoints, at most `$2` in all and never more than the cap in flight per
+ * endpoint, counting every worker's live leases. The endpoints are locked (`FOR NO KEY UPDATE SKIP LOCKED`:
+ * the key-share locks of the event transactions' inserts are not blocked) so two workers never fill the same
+ * endpoint's slots at once; an endpoint another worker is leasing from is skipped, not waited for.
+ */
+const CLAIM = prepared(
+  'webhook-deliveries.claim',
+  `WITH endpoints AS (
+     SELECT e.webhook_endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at
+       FROM webhook_endpoints e
+      WHERE e.status = 'ENABLED'
+        AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                     WHERE d.webhook_endpoint_id = e.webhook_endpoint_id AND d.status = 'PENDING'
+                       AND d.next_attempt_at <= now()
+                       AND (d.claimed_until IS NULL OR d.claimed_until <= now()))
+      FOR NO KEY UPDATE OF e SKIP LOCKED
+   ), picked AS (
+     SELECT p.delivery_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at
+       FROM endpoints e
+       CROSS JOIN LATERAL (
+         SELECT d.delivery_id FROM webhook_deliveries d
+          WHERE d.webhook_endpoint_id = e.webhook_endpoint_id AND d.status = 'PENDING'
+            AND d.next_attempt_at <= now() AND (d.claimed_until IS NULL OR d.claimed_until <= now())
+          ORDER BY d.next_attempt_at
+          LIMIT greatest(0, ${MAX_IN_FLIGHT_PER_ENDPOINT} - (
+            SELECT count(*) FROM webhook_deliveries f
+             WHERE f.webhook_endpoint_id = e.webhook_endpoint_id AND f.status = 'PENDING'
+               AND f.claimed_until > now()))
+          FOR UPDATE OF d SKIP LOCKED
+       ) p
+      LIMIT $2
+   )
+   UPDATE webhook_deliveries d
+      SET claimed_until = clock_timestamp() + make_interval(secs => $3), claim_token = $1
+     FROM picked
+    WHERE d.delivery_id = picked.delivery_id
+   RETURNING d.delivery_id, d.webhook_endpoint_id, d.event_id, d.event_type, picked.url, picked.secret_sealed,
+             picked.previous_secret_sealed, picked.previous_secret_expires_at, d.attempts, d.single_attempt,
+             d.created_at`,
+);
+
+/**
+ * An attempt's outcome, in one statement. The other pending deliveries a success makes due are taken
+ * `SKIP LOCKED` (one being recorded or claimed right now needs no help), so concurrent recordings never wait
+ * on each other's rows; the endpoint's row is updated last, by every statement in the same order.
+ * `$3`: the delivery's new status; `$8`: the receiver answered 410; `$9`: failures that disable.
+ */
+const RECORD_ATTEMPT = prepared(
+  'webhook-deliveries.record-attempt',
+  `WITH delivery AS (
+     UPDATE webhook_deliveries
+        SET status = $3, attempts = attempts + 1, last_attempt_at = clock_timestamp(),
+            last_response_status = $4, last_error = $5,
+            next_attempt_at = CASE WHEN $3 = 'PENDING'
+                                   THEN clock_timestamp() + make_interval(secs => $6::double precision / 1000)
+                              END,
+            single_attempt = false, claimed_until = NULL, claim_token = NULL, updated_at = clock_timestamp()
+      WHERE delivery_id = $1 AND claim_token = $2
+     RETURNING 1
+   ), due_now AS (
+     UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = clock_timestamp()
+      WHERE delivery_id IN (
+        SELECT w.delivery_id FROM webhook_deliveries w
+         WHERE w.webhook_endpoint_id = $7 AND w.status = 'PENDING' AND w.next_attempt_at > now()
+           AND (w.claimed_until IS NULL OR w.claimed_until <= now())
+           AND $3 = 'SUCCEEDED' AND EXISTS (SELECT 1 FROM delivery)
+         FOR UPDATE SKIP LOCKED)
+   ), before AS (
+     SELECT status FROM webhook_endpoints WHERE webhook_endpoint_id = $7
+   ), endpoint AS (
+     UPDATE webhook_endpoints e
+        SET consecutive_failures = CASE WHEN $3 = 'SUCCEEDED' THEN 0 ELSE e.consecutive_failures + 1 END,
+            status = CASE WHEN $3 = 'FAILED' AND ($8 OR e.consecutive_failures + 1 >= $9) THEN 'DISABLED'
+                          ELSE e.status END,
+            disabled_reason = CASE WHEN e.status = 'DISABLED' OR $3 <> 'FAILED' THEN e.disabled_reason
+                                   WHEN $8 THEN 'GONE'
+                                   WHEN e.consecutive_failures + 1 >= $9 THEN 'CONSECUTIVE_FAILURES'
+                              END,
+            version = e.version + CASE WHEN e.status = 'ENABLED' AND $3 = 'FAILED'
+                                            AND ($8 OR e.consecutive_failures + 1 >= $9) THEN 1 ELSE 0 END,
+            updated_at = CASE WHEN e.status = 'ENABLED' AND $3 = 'FAILED'
+                                   AND ($8 OR e.consecutive_failures + 1 >= $9)
+                              THEN clock_timestamp() ELSE e.updated_at END
+      WHERE e.webhook_endpoint_id = $7 AND EXISTS (SELECT 1 FROM delivery)
+        AND ($3 = 'FAILED' OR ($3 = 'SUCCEEDED' AND e.consecutive_failures <> 0))
+     RETURNING e.status, e.disabled_reason
+   )
+   SELECT EXISTS (SELECT 1 FROM delivery) AS recorded,
+          (SELECT endpoint.disabled_reason FROM endpoint, before
+            WHERE endpoint.status = 'DISABLED' AND before.status = 'ENABLED') AS disabled`,
+);
+
+/** What an attempt made of the delivery. */
+export interface AttemptRecord {
+  status: WebhookDeliveryStatus;
+  responseStatus: number | undefined;
+  error: DeliveryError | undefined;
+  /** While PENDING: when to try again. */
+  retryInMs?: number;
+}
+
+/** What the end of an attempt did to the endpoint. */
+@Injectable()
+export class WebhookDeliveriesRepository {
+  constructor(private readonly pooled: PooledStatements) {}
+
+  async claim(limit: number, leaseSeconds: number, claimToken: string): Promise<ClaimedDelivery[]> {
+    if (limit <= 0) return [];
+    const rows = await this.pooled.rows<ClaimedRow>(CLAIM, [claimToken, limit, leaseSeconds]);
+    return rows.map((row) => ({
+      deliveryId: row.delivery_id,
+      webhookEndpointId: row.webhook_endpoint_id,
+      eventId: row.event_id,
+      eventType: row.event_type,
+      url: row.url,
+      secrets: sealedSecretsOf(row),
+      attempts: row.attempts,
+      singleAttempt: row.single_attempt,
+      claimToken,
+      createdAt: row.created_at,
+    }));
+  }
+
+  /**
+   * Records an attempt of a delivery this worker still holds (a lease lost to another worker writes
+   * nothing: `recorded` false), and what it means for the endpoint: a success resets its failure count and
+   * makes its other pending deliveries due now; a final failure counts, and disables it at the limit or on
+   * 410 Gone (`disabled`: the reason, when this attempt disabled it). One statement, so the endpoint's row is
+   * locked only for the moment it takes.
+   */
+  async recordAttempt(
+    claimed: ClaimedDelivery,
+    attempt: AttemptRecord,
+    endpointGone: boolean,
+  ): Promise<{ recorded: boolean; disabled?: DisabledReason }> {
+    const [row] = await this.pooled.rows<{ recorded: boolean; disabled: DisabledReason | null }>(
+      RECORD_ATTEMPT,
+      [
+        claimed.deliveryId,
+        claimed.claimToken,
+        attempt.status,
+        attempt.responseStatus ?? null,
+        attempt.error ?? null,
+        attempt.retryInMs ?? 0,
+        claimed.webhookEndpointId,
+        endpointGone,
+        CONSECUTIVE_FAILURES_TO_DISABLE,
+      ],
+    );
+    return { recorded: row.recorded, ...(row.disabled ? { disabled: row.disabled } : {}) };
+  }
+
+  /** When the next delivery not in flight becomes due (or a lease runs out), if any is pending. */
+  async nextDueAt(): Promise<Date | undefined> {
+    const [row] = await this.pooled.rows<{ due: Date | null }>(
+      `SELECT min(greatest(d.next_attempt_at, coalesce(d.claimed_until, d.next_attempt_at))) AS due
+         FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
+        WHERE d.status = 'PENDING' AND e.status = 'ENABLED'`,
+      [],
+    );
+    return row?.due ?? undefined;
+  }
+
+  /** Seconds since the oldest delivery still pending to an enabled endpoint was created (0 when none). */
+  async oldestPendingAgeSeconds(): Promise<number> {
+    const [row] = await this.pooled.rows<{ age: number | null }>(
+      `SELECT extract(epoch FROM now() - min(d.created_at))::float8 AS age
+         FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
+        WHERE d.status = 'PENDING' AND e.status = 'ENABLED'`,
+      [],
+    );
+    return Math.max(0, row?.age ?? 0);
+  }
+
+  async read(deliveryId: string): Promise<WebhookDelivery | undefined> {
+    const [row] = await this.pooled.rows<DeliveryRow>(
+      `SELECT ${COLUMNS} FROM webhook_deliveries WHERE delivery_id = $1`,
+      [deliveryId],
+    );
+    return row ? toDelivery(row) : undefined;
+  }
+
+  /** A page of deliveries, newest first, with the total; every filter given must match. */
+  async page(
+    filters: { webhookEndpointId?: string; eventId?: string; status?: WebhookDeliveryStatus },
+    window: { limit: number; offset: number },
+  ): Promise<{ deliveries: WebhookDelivery[]; total: number }> {
+    const where = `($1::uuid IS NULL OR webhook_endpoint_id = $1) AND ($2::uuid IS NULL OR event_id = $2)
+                   AND ($3::text IS NULL OR status = $3)`;
+    const values = [filters.webhookEndpointId ?? null, filters.eventId ?? null, filters.status ?? null];
+    const [rows, [{ total }]] = await Promise.all([
+      this.pooled.rows<DeliveryRow>(
+        `SELECT ${COLUMNS} FROM webhook_deliveries WHERE ${where}
+          ORDER BY created_at DESC, delivery_id DESC LIMIT $4 OFFSET $5`,
+        [...values, window.limit, window.offset],
+      ),
+      this.pooled.rows<{ total: string }>(
+        `SELECT count(*) AS total FROM webhook_deliveries WHERE ${where}`,
+        values,
+      ),
+    ]);
+    return { deliveries: rows.map(toDelivery), total: Number(total) };
+  }
+
+  /** The delivery and whether its endpoint is enabled, the delivery's row locked. */
+  async lockWithEndpoint(
+    db: EntityManager,
+    deliveryId: string,
+  ): Promise<{ delivery: WebhookDelivery; endpointEnabled: boolean } | undefined> {
+    const rows: Array<DeliveryRow & { endpoint_status: string }> = await db.query(
+      `SELECT ${COLUMNS.replace(/(\w+)/g, 'd.$1')}, e.status AS endpoint_status
+         FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
+        WHERE d.delivery_id = $1 FOR NO KEY UPDATE OF d`,
+      [deliveryId],
+    );
+    const row = rows[0];
+    return row
+      ? { delivery: toDelivery(row), endpointEnabled: row.endpoint_status === 'ENABLED' }
+      : undefined;
+  }
+
+  /** One more attempt now, outside the schedule: after it the delivery ends whatever happens. */
+  async retryNow(db: EntityManager, deliveryId: string): Promise<WebhookDelivery> {
+    const [rows] = (await db.query(
+      `UPDATE webhook_deliveries
+          SET status = 'PENDING', next_attempt_at = now(), single_attempt = true,
+              claimed_until = NULL, claim_token = NULL, updated_at = clock_timestamp()
+        WHERE delivery_id = $1
+       RETURNING ${COLUMNS}`,
+      [deliveryId],
+    )) as [DeliveryRow[], number];
+    return toDelivery(rows[0]);
+  }
+
+  /** Deletes ended deliveries created more than `days` ago, in batches; how many. */
+  async purgeOlderThan(days: number, batchSize: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await this.pooled.rowCount(
+        `DELETE FROM webhook_deliveries WHERE delivery_id IN (
+           SELECT delivery_id FROM webhook_deliveries
+            WHERE created_at < now() - make_interval(days => $1) AND status <> 'PENDING'
+            LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+        [days, batchSize],
+      );
+      total += deleted;
+      if (deleted < batchSize) return total;
+    }
+  }
+}

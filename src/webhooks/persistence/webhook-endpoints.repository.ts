@@ -1,0 +1,183 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { PooledStatements } from '../../database/pooled-statements';
+import type { EventType } from '../../events/domain/event-types';
+import type {
+  DisabledReason,
+  SealedSecrets,
+  WebhookEndpoint,
+  WebhookEndpointStatus,
+} from '../domain/webhook-endpoint';
+
+/** Every statement on `webhook_endpoints`. Writes take the EntityManager of the service's transaction. */
+
+interface EndpointRow {
+  webhook_endpoint_id: string;
+  url: string;
+  event_types: EventType[] | null;
+  description: string | null;
+  status: WebhookEndpointStatus;
+  disabled_reason: DisabledReason | null;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface SecretsRow {
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+const COLUMNS =
+  'webhook_endpoint_id, url, event_types, description, status, disabled_reason, version, created_at, updated_at';
+
+const toEndpoint = (row: EndpointRow): WebhookEndpoint => ({
+  webhookEndpointId: row.webhook_endpoint_id,
+  url: row.url,
+  ...(row.event_types ? { eventTypes: row.event_types } : {}),
+  ...(row.description !== null ? { description: row.description } : {}),
+  status: row.status,
+  ...(row.disabled_reason ? { disabledReason: row.disabled_reason } : {}),
+  version: row.version,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** The sealed secrets of a row (`webhook-deliveries.repository.ts` reads the same columns). */
+export function sealedSecretsOf(row: SecretsRow): SealedSecrets {
+  return {
+    current: row.secret_sealed,
+    ...(row.previous_secret_sealed !== null && row.previous_secret_expires_at !== null
+      ? { previous: { sealed: row.previous_secret_sealed, expiresAt: row.previous_secret_expires_at } }
+      : {}),
+  };
+}
+
+/** What an update writes: the API's fields (already merged), and the status with its reason. */
+export interface EndpointUpdate {
+  url: string;
+  eventTypes: EventType[] | null;
+  description: string | null;
+  status: WebhookEndpointStatus;
+  disabledReason: DisabledReason | null;
+}
+
+@Injectable()
+export class WebhookEndpointsRepository {
+  constructor(private readonly pooled: PooledStatements) {}
+
+  async insert(
+    db: EntityManager,
+    endpoint: {
+      webhookEndpointId: string;
+      url: string;
+      eventTypes: EventType[] | null;
+      description: string | null;
+    },
+    secretSealed: string,
+  ): Promise<WebhookEndpoint> {
+    const rows: EndpointRow[] = await db.query(
+      `INSERT INTO webhook_endpoints (webhook_endpoint_id, url, event_types, description, secret_sealed)
+       VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+      [endpoint.webhookEndpointId, endpoint.url, endpoint.eventTypes, endpoint.description, secretSealed],
+    );
+    return toEndpoint(rows[0]);
+  }
+
+  async read(webhookEndpointId: string): Promise<WebhookEndpoint | undefined> {
+    const [row] = await this.pooled.rows<EndpointRow>(
+      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE webhook_endpoint_id = $1`,
+      [webhookEndpointId],
+    );
+    return row ? toEndpoint(row) : undefined;
+  }
+
+  /** The endpoint with its row locked until the transaction ends (a change checks If-Match, then writes). */
+  async lock(db: EntityManager, webhookEndpointId: string): Promise<WebhookEndpoint | undefined> {
+    const rows: EndpointRow[] = await db.query(
+      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE webhook_endpoint_id = $1 FOR NO KEY UPDATE`,
+      [webhookEndpointId],
+    );
+    return rows[0] ? toEndpoint(rows[0]) : undefined;
+  }
+
+  /** A page of endpoints, newest first, with the total. */
+  async page(window: {
+    limit: number;
+    offset: number;
+  }): Promise<{ endpoints: WebhookEndpoint[]; total: number }> {
+    const [rows, [{ total }]] = await Promise.all([
+      this.pooled.rows<EndpointRow>(
+        `SELECT ${COLUMNS} FROM webhook_endpoints
+         ORDER BY created_at DESC, webhook_endpoint_id DESC LIMIT $1 OFFSET $2`,
+        [window.limit, window.offset],
+      ),
+      this.pooled.rows<{ total: string }>('SELECT count(*) AS total FROM webhook_endpoints', []),
+    ]);
+    return { endpoints: rows.map(toEndpoint), total: Number(total) };
+  }
+
+  /**
+   * Writes the fields and status; a new version. Enabling resets the failure count, so an endpoint enabled
+   * again gets ten more chances.
+   */
+  async update(
+    db: EntityManager,
+    webhookEndpointId: string,
+    update: EndpointUpdate,
+  ): Promise<WebhookEndpoint> {
+    const [rows] = (await db.query(
+      `UPDATE webhook_endpoints
+          SET url = $2, event_types = $3, description = $4,
+              consecutive_failures = CASE WHEN status = 'DISABLED' AND $5 = 'ENABLED' THEN 0
+                                          ELSE consecutive_failures END,
+              status = $5, disabled_reason = $6,
+              version = version + 1, updated_at = clock_timestamp()
+        WHERE webhook_endpoint_id = $1
+       RETURNING ${COLUMNS}`,
+      [
+        webhookEndpointId,
+        update.url,
+        update.eventTypes,
+        update.description,
+        update.status,
+        update.disabledReason,
+      ],
+    )) as [EndpointRow[], number];
+    return toEndpoint(rows[0]);
+  }
+
+  /** A new current secret; the current one becomes the previous one until `previousExpiresAt`. */
+  async rotateSecret(
+    db: EntityManager,
+    webhookEndpointId: string,
+    secretSealed: string,
+    previousSealed: string,
+    previousExpiresAt: Date,
+  ): Promise<WebhookEndpoint> {
+    const [rows] = (await db.query(
+      `UPDATE webhook_endpoints
+          SET secret_sealed = $2, previous_secret_sealed = $3, previous_secret_expires_at = $4,
+              version = version + 1, updated_at = clock_timestamp()
+        WHERE webhook_endpoint_id = $1
+       RETURNING ${COLUMNS}`,
+      [webhookEndpointId, secretSealed, previousSealed, previousExpiresAt],
+    )) as [EndpointRow[], number];
+    return toEndpoint(rows[0]);
+  }
+
+  async secrets(db: EntityManager, webhookEndpointId: string): Promise<SealedSecrets> {
+    const rows: SecretsRow[] = await db.query(
+      `SELECT secret_sealed, previous_secret_sealed, previous_secret_expires_at
+         FROM webhook_endpoints WHERE webhook_endpoint_id = $1`,
+      [webhookEndpointId],
+    );
+    return sealedSecretsOf(rows[0]);
+  }
+
+  /** Deletes the endpoint; its deliveries go with it (the foreign key cascades). */
+  async delete(db: EntityManager, webhookEndpointId: string): Promise<void> {
+    await db.query('DELETE FROM webhook_endpoints WHERE webhook_endpoint_id = $1', [webhookEndpointId]);
+  }
+}

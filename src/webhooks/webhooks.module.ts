@@ -1,0 +1,42 @@
+import { Module } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { EventsModule } from '../events/events.module';
+import { DestinationPolicy } from './domain/destination-policy';
+import { WebhookDeliveriesController } from './http/webhook-deliveries.controller';
+import { WebhookEndpointsController } from './http/webhook-endpoints.controller';
+import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository';
+import { WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
+import { systemHostResolver } from './webhook-destinations';
+import { WEBHOOK_HOST_RESOLVER, WebhookEndpointsService } from './webhook-endpoints.service';
+
+/**
+ * Webhooks: endpoints (HTTP, secrets sealed at rest) and the delivery processor that sends each event to the
+ * endpoints subscribed to it, at least once, signed by the Standard Webhooks rules, only to destinations the
+ * policy allows (docs/events.md). The deliveries of an event are created by the statement that records it
+ * (a trigger on `events`: migration 1763800017100-webhook-fan-out); their bodies are the feed's rendering.
+ */
+@Module({
+  imports: [EventsModule],
+  controllers: [WebhookEndpointsController, WebhookDeliveriesController],
+  providers: [
+    {
+      provide: DestinationPolicy,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) =>
+        new DestinationPolicy({
+          allowPrivateUrls: config.webhooks.allowPrivateUrls,
+          allowedNetworks: config.webhooks.allowedNetworks,
+        }),
+    },
+    { provide: WEBHOOK_HOST_RESOLVER, useValue: systemHostResolver },
+    WebhookEndpointsRepository,
+    WebhookDeliveriesRepository,
+    WebhookEndpointsService,
+    WebhookDeliveriesService,
+    WebhookDeliveryProcessor,
+  ],
+})
+export class WebhooksModule {}
