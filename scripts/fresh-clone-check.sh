@@ -3,8 +3,8 @@
 # in a temporary directory (mode 0700, so as root the postgres OS user cannot pass it), no environment but
 # PATH and HOME:
 #   - `npm ci` installs from the lock and `npm install` changes nothing (git status stays clean);
-#   - `npm start` reaches /ready; `npm run seed` works beside it; Ctrl-C (SIGINT to the process group)
-#     drains the service, then stops its PostgreSQL, with nothing logged at warn or above;
+#   - `npm start` reaches /ready; `npm run seed` and QA's smoke suite (`npm run test:smoke`) work beside it;
+#     Ctrl-C (SIGINT to the process group) drains the service, then stops its PostgreSQL, with nothing logged at warn or above;
 #   - `npm test` passes;
 #   - after `npm ci --ignore-scripts` `npm start` still reaches /ready, and `npm rebuild <the binaries>`
 #     (the fix its error names when it cannot make the libraries' links) makes them;
@@ -136,6 +136,10 @@ if start_service "$work/start.log"; then
   pass "npm start reaches /ready ($((SECONDS - t0)) s: build, initdb, migrations)"
   check "npm run seed beside npm start runs" logged "$work/seed.log" npm run seed
   check "npm run seed beside npm start uses its database" grep -q 'using the embedded PostgreSQL npm start runs' "$work/seed.log"
+  # QA's smoke suite through the client, against the embedded default (CI runs it against real servers too).
+  smoke_token="$(cd "$app" && bare npm run token --silent -- --sub "$(node -e 'console.log(crypto.randomUUID())')" --role ADMIN)"
+  check "npm run test:smoke against npm start (the embedded default)" logged "$work/smoke.log" \
+    npm run test:smoke --silent -- --base-url "http://127.0.0.1:$port" --token "$smoke_token"
   stop_service "$work/start.log"
 else
   fail "npm start reaches /ready (its log: above)"

@@ -37,6 +37,23 @@ export function docsPaths(text: string): string[] {
   );
 }
 
+/**
+ * Paths into the repository's source folders (`src/orders/`, `test/support/tokens.ts`), not part of a longer
+ * path or URL, and not a pattern (`test/client*.e2e-spec.ts`) or a placeholder (`migrations/<name>.ts`).
+ */
+export function repositoryPaths(text: string): string[] {
+  const folders = 'src|test|deploy|scripts|client|bench|migrations|i18n|spectral-functions|docs';
+  return [...text.matchAll(new RegExp(`(?<![\\w./@<-])(?:${folders})/[\\w./-]*(?![\\w*<{])`, 'g'))].map((m) =>
+    m[0].replace(/[.,:;]+$/, ''),
+  );
+}
+
+/**
+ * Paths documents name that are not committed: what the benches and builds write, and a worked example's new
+ * files.
+ */
+const NAMED_BUT_NOT_COMMITTED = [/^bench\/results(\/|$)/, /^client\/dist(\/|$)/, /v3[-.]/];
+
 /** Names of documents kept outside the repository, spelled so that this file does not cite them. */
 const OUTSIDE = [['..', 'shared'].join('/'), ['PITFALLS', ''].join(''), ['STACK', 'md'].join('.')];
 const OUTSIDE_DECISIONS = new RegExp(['DECISIONS', 'md'].join('\\.'));
@@ -77,6 +94,29 @@ describe('citations in docs and comments', () => {
       return names.map((name) => `${file}: ${name}`);
     });
     expect(cited).toEqual([]);
+  });
+
+  it('every repository path a document names exists, and every npm script it runs', () => {
+    const scripts = Object.keys(
+      (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts,
+    );
+    const named = files
+      .filter((file) => file.endsWith('.md'))
+      .flatMap((file) => {
+        const text = read(file);
+        // A superseded decision tells what was: the files it names may be gone with it.
+        const superseded = /^Status: Superseded/m.test(text);
+        const paths = (superseded ? [] : repositoryPaths(text))
+          .filter((cited) => !NAMED_BUT_NOT_COMMITTED.some((pattern) => pattern.test(cited)))
+          .filter((cited) => !fs.existsSync(path.join(ROOT, cited)))
+          .map((cited) => `${file}: ${cited}`);
+        const commands = [...text.matchAll(/npm run (?:-s |--silent )?([\w:-]+)/g)]
+          .map((m) => m[1])
+          .filter((script) => !scripts.includes(script))
+          .map((script) => `${file}: npm run ${script}`);
+        return [...paths, ...commands];
+      });
+    expect(named).toEqual([]);
   });
 
   it('the decisions index lists every decision record, and only those', () => {
