@@ -3,6 +3,8 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { Client } from 'pg';
+import { startEmbeddedPostgres } from '../src/database/embedded/embedded-server';
 import { freePort } from './support/net';
 
 /**
@@ -258,4 +260,31 @@ describe('the embedded store, run as root from a private directory, and npm run 
     },
     60_000,
   );
+});
+
+describe('stopping the embedded server', () => {
+  it('lets the sessions still open end their work: a statement under way completes, none is cut', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'order-service-stop-'));
+    chmodSync(dataDir, 0o755);
+    try {
+      const server = await startEmbeddedPostgres({
+        dataDir,
+        log: () => undefined,
+        cluster: `stop-${process.pid}`,
+        ephemeral: true,
+      });
+      const client = new Client({ connectionString: server.url });
+      const errors: Error[] = [];
+      client.on('error', (error: Error) => errors.push(error));
+      await client.connect();
+      const stopped = server.stop();
+      // What a pool's connection goes through while the service closes: its last work, then its goodbye.
+      await expect(client.query('SELECT pg_sleep(0.5), 1 AS n')).resolves.toMatchObject({ rows: [{ n: 1 }] });
+      await client.end();
+      await stopped;
+      expect(errors).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -36,6 +36,7 @@ export const DATABASE_NAME = 'order_service';
 const USER = 'postgres';
 const PASSWORD = 'postgres';
 const READY_WITHIN_MS = 60_000;
+const SESSIONS_END_WITHIN_MS = 2_000;
 const STOP_WITHIN_MS = 20_000;
 
 async function freePort(): Promise<number> {
@@ -273,10 +274,15 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
       process.off('exit', stopOnExit);
       if (running) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGINT'); // Fast shutdown: the service's connections are closed by now.
-        const timer = setTimeout(() => child.kill('SIGQUIT'), STOP_WITHIN_MS);
+        // Smart shutdown first: a closed pool has sent its connections' goodbyes, but the server may not have
+        // read them yet, and a fast shutdown would answer them with "terminating connection" errors. Sessions
+        // that stay (another process attached) are cut by a fast shutdown a little later.
+        child.kill('SIGTERM');
+        const fast = setTimeout(() => child.kill('SIGINT'), SESSIONS_END_WITHIN_MS);
+        const immediate = setTimeout(() => child.kill('SIGQUIT'), STOP_WITHIN_MS);
         await exited;
-        clearTimeout(timer);
+        clearTimeout(fast);
+        clearTimeout(immediate);
       }
       removeServerState(stateFile);
       if (ephemeral) {
