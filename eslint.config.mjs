@@ -29,36 +29,44 @@ export default tseslint.config(
     },
   },
   {
-    // Behind a transaction pooler only what a transaction sets for itself holds
-    // (docs/decisions/0065-behind-a-transaction-pooler.md): a statement outside a transaction runs through
-    // PooledStatements, which gives it a transaction with the service's settings; TypeORM's DataSource and
-    // repositories would run it bare.
+    // One way to run SQL (docs/architecture.md, "Running SQL"): reads through Sql, writes through the Tx that
+    // Transactions hands out, both in src/database/. TypeORM's DataSource, EntityManager, query runners and
+    // repositories, and pg itself, would run statements around it (a write outside any transaction among them).
+    // Entities describe tables with TypeORM's decorators; modules register them with TypeOrmModule.forFeature.
     files: ['src/**/*.ts'],
     ignores: ['src/database/**', 'src/**/*.spec.ts'],
     rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector:
-            "MemberExpression:matches([object.name='dataSource'], [object.property.name='dataSource'])[property.name=/^(query|manager|getRepository|createQueryBuilder|createQueryRunner)$/]",
-          message:
-            'A statement outside a transaction goes through PooledStatements (src/database/pooled-statements.ts); in one, through the EntityManager of dataSource.transaction().',
-        },
-      ],
       'no-restricted-imports': [
         'error',
         {
           paths: [
             {
+              name: 'typeorm',
+              message: 'SQL runs through Sql (reads) and the Tx of Transactions.run (writes): src/database/.',
+            },
+            {
+              name: 'pg',
+              message: 'SQL runs through Sql (reads) and the Tx of Transactions.run (writes): src/database/.',
+            },
+            {
               name: '@nestjs/typeorm',
-              importNames: ['InjectRepository'],
-              message:
-                "A repository's statements outside a transaction would run bare: write SQL through PooledStatements.",
+              importNames: ['InjectRepository', 'InjectDataSource', 'InjectEntityManager'],
+              message: 'SQL runs through Sql (reads) and the Tx of Transactions.run (writes): src/database/.',
+            },
+          ],
+          patterns: [
+            {
+              group: ['typeorm/*', 'pg/*', 'pg-*'],
+              message: 'SQL runs through Sql (reads) and the Tx of Transactions.run (writes): src/database/.',
             },
           ],
         },
       ],
     },
+  },
+  {
+    files: ['src/**/*.entity.ts'],
+    rules: { 'no-restricted-imports': 'off' },
   },
   {
     files: ['**/*.js', '**/*.cjs'],

@@ -3,11 +3,15 @@ import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { databaseOptions } from '../src/database/database-options';
 import { runMigrationsLocked } from '../src/database/migrations-runner';
+import { applyRoleDefaults, sessionSettings } from '../src/database/session-limits';
+import { loadConfig } from '../src/config/app-config';
 import { exitWithError, useProcessLogger } from '../src/logging/app-logger';
 
 /**
  * `npm run migration:run` and the migrations Job (`node dist/scripts/migrate.js`): applies pending migrations
- * under the same lock the service takes; `--revert` undoes the last one. Every line it prints is one JSON
+ * under the same lock the service takes, then makes the service's session limits its role's defaults (as
+ * `npm run db:session-limits` does: they must hold behind a pooler); `--revert` undoes the last migration.
+ * Migrations run without those limits (an index build may take long). Every line it prints is one JSON
  * object, as everything the service runs in production prints (the TypeORM CLI prints coloured text).
  */
 async function main(): Promise<void> {
@@ -25,6 +29,9 @@ async function main(): Promise<void> {
       logger.log(
         applied.length === 0 ? 'no migrations to apply' : `applied migrations: ${applied.join(', ')}`,
       );
+      const settings = sessionSettings(loadConfig().database.limits);
+      const { role, database } = await applyRoleDefaults(dataSource, settings);
+      logger.log({ msg: 'session limits set as the role defaults', role, database, ...settings });
     }
   } finally {
     await dataSource.destroy();

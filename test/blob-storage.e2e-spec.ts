@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
+import { Transactions } from '../src/database/transactions';
 import { BlobStorage, BlobTooLargeError } from '../src/storage/blob-storage';
 import { CHUNK_BYTES } from '../src/storage/postgres-blob-storage';
 import { bootTestApp, TestApp } from './support/test-app';
@@ -27,6 +28,7 @@ describe('blob storage (PostgreSQL adapter of the storage port)', () => {
   let t: TestApp;
   let storage: BlobStorage;
   let db: DataSource;
+  let transactions: Transactions;
 
   const rowsOf = async (key: string) => {
     const [{ blobs, chunks }] = (await db.query(
@@ -53,6 +55,7 @@ describe('blob storage (PostgreSQL adapter of the storage port)', () => {
     t = await bootTestApp(process.env.REDIS_URL ? { APP_ROLE: 'api' } : {});
     storage = t.app.get(BlobStorage);
     db = t.app.get(DataSource);
+    transactions = t.app.get(Transactions);
   });
   afterAll(() => t.close());
 
@@ -111,22 +114,22 @@ describe('blob storage (PostgreSQL adapter of the storage port)', () => {
 
   it('deletes in the caller transaction: a rollback keeps the bytes, a commit removes them', async () => {
     const stored = await storage.write(source(randomBytes(10)));
-    await db.transaction((tx) => storage.attach(tx, stored.key));
+    await transactions.run((tx) => storage.attach(tx, stored.key));
     await expect(
-      db.transaction(async (tx) => {
+      transactions.run(async (tx) => {
         await storage.delete(tx, [stored.key]);
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
     expect(await rowsOf(stored.key)).toEqual({ blobs: 1, chunks: 1 });
-    await db.transaction((tx) => storage.delete(tx, [stored.key]));
+    await transactions.run((tx) => storage.delete(tx, [stored.key]));
     expect(await rowsOf(stored.key)).toEqual({ blobs: 0, chunks: 0 });
   });
 
   it('purges blobs never attached after an hour, and only those', async () => {
     const abandoned = await storage.write(source(randomBytes(10)));
     const attached = await storage.write(source(randomBytes(10)));
-    await db.transaction((tx) => storage.attach(tx, attached.key));
+    await transactions.run((tx) => storage.attach(tx, attached.key));
     await db.query(
       "UPDATE blobs SET created_at = now() - interval '2 hours' WHERE blob_key = ANY($1::uuid[])",
       [[abandoned.key, attached.key]],
@@ -138,7 +141,7 @@ describe('blob storage (PostgreSQL adapter of the storage port)', () => {
 
   it('refuses to attach a blob that does not exist', async () => {
     await expect(
-      db.transaction((tx) => storage.attach(tx, '00000000-0000-4000-8000-000000000001')),
+      transactions.run((tx) => storage.attach(tx, '00000000-0000-4000-8000-000000000001')),
     ).rejects.toThrow();
   });
 });

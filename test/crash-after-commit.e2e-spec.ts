@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { loadConfig } from '../src/config/app-config';
-import { REQUEST_COMMITTED_CHANNEL } from '../src/idempotency/idempotency.recorder';
+import { REQUEST_COMMITTED_CHANNEL } from '../src/http/request-transaction';
 import { ORDER_TRANSITIONS } from '../src/orders/domain/order-state-machine';
 import { freePort } from './support/net';
 import { callerToken } from './support/tokens';

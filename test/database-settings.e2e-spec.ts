@@ -1,6 +1,16 @@
 import type { LightMyRequestResponse } from 'fastify';
+import { Logger } from '@nestjs/common';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { PooledStatements } from '../src/database/pooled-statements';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import type { AppConfig } from '../src/config/app-config';
+import { databaseOptions } from '../src/database/database-options';
+import type { DatabasePool } from '../src/database/database-pool';
+import { applyRoleDefaults, SessionLimits, sessionSettings } from '../src/database/session-limits';
+import { Sql } from '../src/database/sql';
+import { read, write } from '../src/database/sql-statement';
+import { StatementRunner } from '../src/database/statement-runner';
+import { Transactions } from '../src/database/transactions';
 import { ApiClient, apiClient, withIdempotencyKey } from './support/http-client';
 import { multipartBody, sampleFile } from './support/multipart';
 import { ORDERS } from './support/orders';
@@ -9,22 +19,18 @@ import { bootTestApp, TestApp } from './support/test-app';
 import { bearer } from './support/tokens';
 
 /**
- * What holds wherever the service's connections land: on the run's database (DATABASE_URL, which CI's pooler
- * stage points at a transaction-pooling PgBouncer) and past any pooler (E2E_DIRECT_DATABASE_URL). Each
- * transaction sets the statement and idle-in-transaction limits itself, so they hold on both, and leaves
- * nothing on the session; and no answer depends on the session's time zone.
+ * The statement and idle-in-transaction limits belong to the session: on a direct connection the service
+ * asks for them when it connects; behind a transaction pooler, which drops startup options, they are the
+ * role's defaults in its database, set by `npm run db:session-limits` (and the migrations Job). A statement
+ * outside a transaction is sent alone. CI's pooler stage points DATABASE_URL at a transaction-pooling PgBouncer
+ * (E2E_DIRECT_DATABASE_URL: the same database past it); the harness migrates as the Job does.
  */
 const SERVICE_URL = process.env.DATABASE_URL as string;
 const DIRECT_URL = process.env.E2E_DIRECT_DATABASE_URL ?? SERVICE_URL;
-const ROUTES: Array<[string, string]> =
-  SERVICE_URL === DIRECT_URL
-    ? [['the database', SERVICE_URL]]
-    : [
-        ['the pooler', SERVICE_URL],
-        ['the database directly', DIRECT_URL],
-      ];
+const BEHIND_POOLER = SERVICE_URL !== DIRECT_URL;
 
 const LIMIT_MS = 500;
+const SLEEP = read('SELECT pg_sleep(5)');
 
 /** The SQLSTATE of a failed statement, from the driver or TypeORM's wrapper around it. */
 function sqlState(error: unknown): string | undefined {
@@ -42,77 +48,191 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-describe.each(ROUTES)('the limits hold through %s', (_route, url) => {
+describe('on a direct connection the limits are asked for at connect', () => {
   let t: TestApp;
-  let statements: PooledStatements;
-  let dataSource: DataSource;
+  let sql: Sql;
+  let transactions: Transactions;
 
   beforeAll(async () => {
     t = await bootTestApp({
-      DATABASE_URL: url,
+      DATABASE_URL: DIRECT_URL,
       DB_STATEMENT_TIMEOUT_MS: String(LIMIT_MS),
       DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: String(LIMIT_MS),
     });
-    statements = t.app.get(PooledStatements);
-    dataSource = t.app.get(DataSource);
+    sql = t.app.get(Sql);
+    transactions = t.app.get(Transactions);
   });
   afterAll(() => t.close());
 
-  it('a statement outside a transaction past DB_STATEMENT_TIMEOUT_MS is cancelled', async () => {
-    const error = await statements.rows('SELECT pg_sleep(5)', []).catch((e: unknown) => e);
-    expect(sqlState(error)).toBe('57014');
+  it('a statement outside a transaction is sent alone, and cancelled past DB_STATEMENT_TIMEOUT_MS', async () => {
+    // Alone, a statement is its own transaction: it starts when the transaction does.
+    const [alone] = await sql.rows<{ alone: boolean }>(read('SELECT now() = statement_timestamp() AS alone'));
+    expect(alone.alone).toBe(true);
+    expect(sqlState(await sql.rows(SLEEP).catch((e: unknown) => e))).toBe('57014');
   });
 
   it("a transaction's statement past DB_STATEMENT_TIMEOUT_MS is cancelled, a savepoint's too", async () => {
-    const error = await dataSource
-      .transaction((db) => db.query('SELECT pg_sleep(5)'))
-      .catch((e: unknown) => e);
+    const error = await transactions.run((tx) => tx.rows(SLEEP)).catch((e: unknown) => e);
     expect(sqlState(error)).toBe('57014');
-    const nested = await dataSource
-      .transaction((db) => db.transaction((savepoint) => savepoint.query('SELECT pg_sleep(5)')))
+    const nested = await transactions
+      .run((tx) => tx.savepoint((savepoint) => savepoint.rows(SLEEP)))
       .catch((e: unknown) => e);
     expect(sqlState(nested)).toBe('57014');
   });
 
   it('a transaction left idle past DB_IDLE_IN_TRANSACTION_TIMEOUT_MS is ended, and its locks freed', async () => {
-    const customerId = await seedCustomer(dataSource);
-    const touch = 'UPDATE users SET segment = segment WHERE user_id = $1';
-    const holder = dataSource.transaction(async (db) => {
-      await db.query('SELECT 1 FROM users WHERE user_id = $1 FOR UPDATE', [customerId]);
+    const customerId = await seedCustomer(t.app.get(DataSource));
+    const touch = write('UPDATE users SET segment = segment WHERE user_id = $1');
+    const holder = transactions.runAlone(async (tx) => {
+      await tx.rows(write('SELECT 1 FROM users WHERE user_id = $1 FOR UPDATE'), [customerId]);
       // Another writer of the row waits for the lock (each try ends at the statement timeout) until the
       // server ends this idle transaction and frees it.
       await until('the row lock freed', () =>
-        statements.rowCount(touch, [customerId]).then(
-          (n) => n,
-          (error: unknown) => {
-            if (sqlState(error) === '57014') return undefined;
-            throw error;
-          },
-        ),
+        transactions
+          .runAlone((other) => other.rowCount(touch, [customerId]))
+          .then(
+            (n) => n,
+            (error: unknown) => {
+              if (sqlState(error) === '57014') return undefined;
+              throw error;
+            },
+          ),
       );
-      await db.query('SELECT 1');
+      await tx.rows(read('SELECT 1'));
     });
     await expect(holder).rejects.toThrow();
   });
 
-  it('leaves nothing on the session: a connection back from a transaction has the server defaults', async () => {
-    const runner = dataSource.createQueryRunner();
+  it('the start-up check finds the limits it asked for, and /info shows them', async () => {
+    expect(await t.app.get(SessionLimits).check()).toEqual([]);
+    const info = await t.app.inject({ method: 'GET', url: '/info' });
+    expect(info.json()).toMatchObject({
+      sessionLimits: {
+        statement_timeout: String(LIMIT_MS),
+        idle_in_transaction_session_timeout: String(LIMIT_MS),
+        jit: 'off',
+      },
+    });
+  });
+});
+
+(BEHIND_POOLER ? describe : describe.skip)('behind the pooler the limits are the role defaults', () => {
+  const runDatabase = new URL(DIRECT_URL).pathname.slice(1);
+  const limits = sessionSettings({ statementTimeoutMs: LIMIT_MS, idleInTransactionTimeoutMs: LIMIT_MS });
+  const made: string[] = [];
+  const admin = new DataSource({ ...databaseOptions(DIRECT_URL), migrations: [] });
+
+  /** A new database on the server; its URL past the pooler and through it. */
+  async function database(suffix: string): Promise<{ direct: string; pooled: string }> {
+    const name = `${runDatabase}_${suffix}`;
+    await admin.query(`CREATE DATABASE ${name}`);
+    made.push(name);
+    const direct = new URL(DIRECT_URL);
+    const pooled = new URL(SERVICE_URL);
+    direct.pathname = pooled.pathname = `/${name}`;
+    return { direct: direct.toString(), pooled: pooled.toString() };
+  }
+
+  /** The service's statements on a pool through the pooler, connecting as the service does. */
+  async function servicePool(url: string) {
+    const dataSource = await new DataSource({
+      ...databaseOptions(url, limits),
+      migrations: [],
+    }).initialize();
+    const pool = { pool: (dataSource.driver as PostgresDriver).master as Pool } as DatabasePool;
+    const runner = new StatementRunner(dataSource.logger, Number.POSITIVE_INFINITY, false);
+    const sql = new Sql(pool, runner, new Transactions(pool, runner));
+    const config = {
+      database: { limits: { statementTimeoutMs: LIMIT_MS, idleInTransactionTimeoutMs: LIMIT_MS } },
+    };
+    return { sql, check: new SessionLimits(sql, config as AppConfig), close: () => dataSource.destroy() };
+  }
+
+  beforeAll(() => admin.initialize());
+  afterAll(async () => {
+    for (const name of made) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.destroy();
+  });
+
+  it("the run's database, migrated as the Job does: its sessions have the service's limits", async () => {
+    const t = await bootTestApp();
     try {
-      await runner.connect();
-      await runner.manager.transaction(async (db) => {
-        expect(await db.query("SELECT current_setting('statement_timeout') AS value")).toEqual([
-          { value: `${LIMIT_MS}ms` },
-        ]);
-      });
-      const [{ value }] = (await runner.query(
-        "SELECT current_setting('statement_timeout') AS value",
-      )) as Array<{
-        value: string;
-      }>;
-      expect(value).not.toBe(`${LIMIT_MS}ms`);
+      expect(await t.app.get(SessionLimits).check()).toEqual([]);
     } finally {
-      await runner.release();
+      await t.close();
     }
+  });
+
+  it('without role defaults the startup options are dropped: the start-up check warns for each limit', async () => {
+    const { pooled } = await database('bare');
+    const service = await servicePool(pooled);
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      expect(await service.check.check()).toEqual([
+        'statement_timeout',
+        'idle_in_transaction_session_timeout',
+        'jit',
+      ]);
+      expect(warn).toHaveBeenCalledTimes(3);
+    } finally {
+      warn.mockRestore();
+      await service.close();
+    }
+  });
+
+  it('with the role defaults (the command) a statement past the limit is cancelled through the pooler', async () => {
+    const { direct, pooled } = await database('limited');
+    const owner = await new DataSource({ ...databaseOptions(direct), migrations: [] }).initialize();
+    await applyRoleDefaults(owner, limits);
+    await owner.destroy();
+    const service = await servicePool(pooled);
+    try {
+      expect(await service.check.check()).toEqual([]);
+      expect(sqlState(await service.sql.rows(SLEEP).catch((e: unknown) => e))).toBe('57014');
+    } finally {
+      await service.close();
+    }
+  });
+});
+
+describe('a connection lost under a statement', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await bootTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('fails that statement only: the process goes on and the pool serves the next one', async () => {
+    const sql = t.app.get(Sql);
+    const dataSource = t.app.get(DataSource);
+    const marker = `SELECT pg_sleep(30) /* lost ${Date.now()} */`;
+    const lost = sql.rows(read(marker)).catch((e: unknown) => e);
+    await until('the statement terminated by the server', async () => {
+      const killed = (await dataSource.query(
+        'SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE query = $1',
+        [marker],
+      )) as Array<{ killed: boolean }>;
+      return killed.some((row) => row.killed) ? true : undefined;
+    });
+    expect(await lost).toBeInstanceOf(Error);
+    await expect(sql.rows(read('SELECT 1 AS n'))).resolves.toEqual([{ n: 1 }]);
+  });
+
+  it('in a transaction: fails that transaction only, and the pool serves the next one', async () => {
+    const transactions = t.app.get(Transactions);
+    const dataSource = t.app.get(DataSource);
+    const marker = `SELECT pg_sleep(30) /* lost in a transaction ${Date.now()} */`;
+    const lost = transactions.run((tx) => tx.rows(read(marker))).catch((e: unknown) => e);
+    await until('the statement terminated by the server', async () => {
+      const killed = (await dataSource.query(
+        'SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE query = $1',
+        [marker],
+      )) as Array<{ killed: boolean }>;
+      return killed.some((row) => row.killed) ? true : undefined;
+    });
+    expect(await lost).toBeInstanceOf(Error);
+    await expect(transactions.run((tx) => tx.rows(read('SELECT 1 AS n')))).resolves.toEqual([{ n: 1 }]);
   });
 });
 
@@ -123,31 +243,6 @@ describe.each(ROUTES)('the limits hold through %s', (_route, url) => {
  * midnight, where a day computed in the session's zone would differ; their own queues, so each app's tasks
  * run under its own sessions.
  */
-describe('a connection lost under a statement', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await bootTestApp();
-  });
-  afterAll(() => t.close());
-
-  it('fails that statement only: the process goes on and the pool serves the next one', async () => {
-    const statements = t.app.get(PooledStatements);
-    const dataSource = t.app.get(DataSource);
-    const marker = `SELECT pg_sleep(30) /* lost ${Date.now()} */`;
-    const lost = statements.rows(marker, []).catch((e: unknown) => e);
-    await until('the statement terminated by the server', async () => {
-      const killed = (await dataSource.query(
-        'SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE query = $1',
-        [marker],
-      )) as Array<{ killed: boolean }>;
-      return killed.some((row) => row.killed) ? true : undefined;
-    });
-    expect(await lost).toBeInstanceOf(Error);
-    await expect(statements.rows('SELECT 1 AS n', [])).resolves.toEqual([{ n: 1 }]);
-  });
-});
-
 describe('no answer depends on the session time zone', () => {
   let a: TestApp;
   let b: TestApp;
@@ -157,11 +252,7 @@ describe('no answer depends on the session time zone', () => {
   const day = { dateFrom: '2024-03-10', dateTo: '2024-03-10' };
 
   const zoneOf = async (t: TestApp) =>
-    (
-      await t.app
-        .get(PooledStatements)
-        .rows<{ zone: string }>("SELECT current_setting('TimeZone') AS zone", [])
-    )[0].zone;
+    (await t.app.get(Sql).rows<{ zone: string }>(read("SELECT current_setting('TimeZone') AS zone")))[0].zone;
 
   beforeAll(async () => {
     a = await bootTestApp({ REDIS_URL: undefined });

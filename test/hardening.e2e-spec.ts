@@ -1,7 +1,8 @@
 import { API_SECURITY_HEADERS } from '../src/http/security-headers';
 import * as net from 'node:net';
 import { DataSource } from 'typeorm';
-import { PooledStatements } from '../src/database/pooled-statements';
+import { Sql } from '../src/database/sql';
+import { read } from '../src/database/sql-statement';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient, apiClient, MERGE_PATCH, withIdempotencyKey } from './support/http-client';
 import { createOrder, ORDERS } from './support/orders';
@@ -238,11 +239,11 @@ describe('hardening: hostile and careless input', () => {
     });
     afterAll(() => quick.close());
 
-    it('every statement carries the statement and idle-in-transaction timeouts of the settings', async () => {
+    it('every session carries the statement and idle-in-transaction timeouts of the settings', async () => {
       const limits = [{ statement_timeout: '15s', idle_in_transaction_session_timeout: '15s' }];
       const show = `SELECT current_setting('statement_timeout') AS statement_timeout,
         current_setting('idle_in_transaction_session_timeout') AS idle_in_transaction_session_timeout`;
-      expect(await t.app.get(PooledStatements).rows(show, [])).toEqual(limits);
+      expect(await t.app.get(Sql).rows(read(show))).toEqual(limits);
       expect(await t.app.get(DataSource).transaction((db) => db.query(show))).toEqual(limits);
     });
 

@@ -1,19 +1,19 @@
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../database/transactions';
 import { settleInSavepoints } from './batch-savepoints';
 
-/** A transaction manager whose `transaction()` (a savepoint inside a transaction) is counted. */
+/** A transaction whose savepoints are counted. */
 function fakeManager() {
   const manager = {
     savepoints: 0,
-    transaction: async <T>(work: (savepoint: EntityManager) => Promise<T>): Promise<T> => {
+    savepoint: async <T>(work: (savepoint: Tx) => Promise<T>): Promise<T> => {
       manager.savepoints += 1;
-      return work(manager as unknown as EntityManager);
+      return work(manager as unknown as Tx);
     },
   };
   return manager;
 }
 
-const refusesBad = async (_savepoint: EntityManager, items: string[]): Promise<string[]> => {
+const refusesBad = async (_savepoint: Tx, items: string[]): Promise<string[]> => {
   if (items.includes('bad')) throw new Error('refused by the database');
   return items.map((item) => `id-${item}`);
 };
@@ -23,7 +23,7 @@ describe('settleInSavepoints', () => {
     const manager = fakeManager();
     const write = jest.fn(refusesBad);
     const outcomes = await settleInSavepoints(
-      manager as unknown as EntityManager,
+      manager as unknown as Tx,
       [
         { index: 0, item: 'a' },
         { index: 2, item: 'b' },
@@ -42,7 +42,7 @@ describe('settleInSavepoints', () => {
     const manager = fakeManager();
     const write = jest.fn(refusesBad);
     const outcomes = await settleInSavepoints(
-      manager as unknown as EntityManager,
+      manager as unknown as Tx,
       [
         { index: 1, item: 'a' },
         { index: 3, item: 'bad' },
@@ -61,7 +61,7 @@ describe('settleInSavepoints', () => {
 
   it('does nothing for no items', async () => {
     const manager = fakeManager();
-    expect(await settleInSavepoints(manager as unknown as EntityManager, [], refusesBad)).toEqual([]);
+    expect(await settleInSavepoints(manager as unknown as Tx, [], refusesBad)).toEqual([]);
     expect(manager.savepoints).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import { EntityManager } from 'typeorm';
+import type { Tx } from '../database/transactions';
 import { BatchOutcome, settleEach, succeeded } from './batch-outcome';
 
 /** An item of a batch on its way to the database, with its position in the request. */
@@ -8,7 +8,7 @@ export interface IndexedItem<I> {
 }
 
 /**
- * Writes the items of a partial-success batch inside `manager`'s transaction so that an item the database
+ * Writes the items of a partial-success batch inside the caller's transaction `tx` so that an item the database
  * refuses fails alone. `writeAll` writes the items it is given with as few
  * statements as it can and resolves to one value per item, in order.
  *
@@ -18,13 +18,13 @@ export interface IndexedItem<I> {
  * its own: only the items at fault fail, and their errors become their outcomes.
  */
 export async function settleInSavepoints<I, T>(
-  manager: EntityManager,
+  tx: Tx,
   items: ReadonlyArray<IndexedItem<I>>,
-  writeAll: (savepoint: EntityManager, items: I[]) => Promise<T[]>,
+  writeAll: (savepoint: Tx, items: I[]) => Promise<T[]>,
 ): Promise<Array<BatchOutcome<T>>> {
   if (items.length === 0) return [];
   try {
-    const values = await manager.transaction((savepoint) =>
+    const values = await tx.savepoint((savepoint) =>
       writeAll(
         savepoint,
         items.map(({ item }) => item),
@@ -35,7 +35,7 @@ export async function settleInSavepoints<I, T>(
     // The item at fault shows its error below, where it is written alone.
   }
   const outcomes = await settleEach(items, async ({ item }) => {
-    const [value] = await manager.transaction((savepoint) => writeAll(savepoint, [item]));
+    const [value] = await tx.savepoint((savepoint) => writeAll(savepoint, [item]));
     return value;
   });
   // settleEach numbers outcomes by position in `items`; the batch knows them by request index.

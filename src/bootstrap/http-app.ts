@@ -10,6 +10,7 @@ import { AliasRouteOrder } from '../http/alias-route';
 import { corsResponseHeaders, registerCors } from '../http/cors';
 import { API_SECURITY_HEADERS, registerSecurityHeaders } from '../http/security-headers';
 import { applyApiRouting } from '../http/api-routing';
+import { RequestTransaction } from '../http/request-transaction';
 import { registerUriLengthLimit } from '../http/uri-length.hook';
 import { registerAllowedMethods } from '../problem/allowed-methods';
 import { renderClientErrors, renderFrameworkErrors } from '../problem/framework-errors';
@@ -73,6 +74,8 @@ export async function createHttpApp(
       bodyParser: false,
     },
   );
+  // Before Nest registers its routes (at init): changing routes run in the request's transaction.
+  app.get(RequestTransaction).register(fastify);
   problems.filter = app.get(ProblemDetailsFilter);
   problems.renderer = app.get(ProblemRenderer);
   applyApiRouting(app);

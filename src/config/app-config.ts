@@ -71,7 +71,7 @@ export interface WebhookSettings {
   secretKey: Buffer;
 }
 
-/** Bounds on what one transaction of the service may hold (src/database/transaction-settings.ts). */
+/** Bounds on what a statement and a transaction of the service may hold, set for its sessions (src/database/session-limits.ts). */
 export interface TransactionLimits {
   /** DB_STATEMENT_TIMEOUT_MS: a statement running longer is cancelled (SQLSTATE 57014). */
   statementTimeoutMs: number;

@@ -1,16 +1,19 @@
 import { DataSourceOptions } from 'typeorm';
 import { migrations } from '../../migrations';
+import { MIGRATION_SETTINGS, SessionSettings, startupOptions } from './session-limits';
 import { TypeOrmLogger } from './typeorm-logger';
 
 /**
- * One place for the TypeORM options: the app, the CLI data source and the test harness share them. No startup
- * options: a transaction pooler would not pass them on, so every setting the service relies on is set by
- * each transaction itself (transaction-settings.ts). The pool's clients pipeline (`pipeline`): a statement
- * outside a transaction goes out together with its `BEGIN` and `COMMIT` (pooled-statements.ts), one round
- * trip; for a caller that awaits each answer before its next statement, as TypeORM's query runners do,
- * nothing changes.
+ * One place for the TypeORM options: the app, the CLI data source, the scripts and the test harness share
+ * them. `settings` are asked for when each connection opens (the startup `options`): the service's limits for
+ * the app; for everything else (migrations above all) no limit, overriding the role's defaults. A transaction
+ * pooler drops startup options (`ignore_startup_parameters = options`): behind one the role's defaults hold
+ * (session-limits.ts).
  */
-export function databaseOptions(url: string): DataSourceOptions {
+export function databaseOptions(
+  url: string,
+  settings: Partial<SessionSettings> = MIGRATION_SETTINGS,
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -25,7 +28,7 @@ export function databaseOptions(url: string): DataSourceOptions {
       max: 10,
       connectionTimeoutMillis: 5_000,
       application_name: 'order-service',
-      pipeline: true,
+      options: startupOptions(settings),
     },
   };
 }

@@ -1,31 +1,78 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { PoolClient } from 'pg';
-import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
-import { TransactionSettings } from './transaction-settings';
+import type { Pool, PoolClient } from 'pg';
+import { DatabasePool } from './database-pool';
+import type { SqlStatement } from './sql-statement';
+import { StatementRunner } from './statement-runner';
 
 /** Work that must wait for the transaction's commit: queueing a job, anything outside PostgreSQL. */
 export type AfterCommit = () => Promise<unknown> | unknown;
 
 /**
- * One database transaction that every `Transactions.run` made in its scope joins, opened by the first of them
+ * A transaction's statements, reads and writes alike, on the transaction's connection. Only `Transactions`
+ * hands one out, so a write (a `WriteStatement`, which only a `Tx` runs) is always in a transaction.
+ */
+export interface Tx {
+  /** The rows of the statement (a SELECT, or a write's RETURNING). */
+  rows<R>(statement: SqlStatement, values?: readonly unknown[]): Promise<R[]>;
+  /** How many rows the statement wrote (an UPDATE or DELETE without RETURNING). */
+  rowCount(statement: SqlStatement, values?: readonly unknown[]): Promise<number>;
+  /** `work` in a savepoint: when it throws, its changes alone are undone and the transaction goes on. */
+  savepoint<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+/** A transaction on one held connection. Its statements follow each other (the connection queues them). */
+class ConnectionTx implements Tx {
+  private savepoints = 0;
+
+  constructor(
+    private readonly client: PoolClient,
+    private readonly runner: StatementRunner,
+  ) {}
+
+  async rows<R>(statement: SqlStatement, values: readonly unknown[] = []): Promise<R[]> {
+    return (await this.runner.run(this.client, statement, values)).rows as R[];
+  }
+
+  async rowCount(statement: SqlStatement, values: readonly unknown[] = []): Promise<number> {
+    return (await this.runner.run(this.client, statement, values)).rowCount ?? 0;
+  }
+
+  async savepoint<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const name = `savepoint_${++this.savepoints}`;
+    await this.client.query(`SAVEPOINT ${name}`);
+    let result: T;
+    try {
+      result = await work(this);
+    } catch (error: unknown) {
+      await this.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw error;
+    }
+    await this.client.query(`RELEASE SAVEPOINT ${name}`);
+    return result;
+  }
+}
+
+/** Lost connections are reported as the failure of their statements; the client's `error` event must not end the process. */
+const ignoreLostConnection = (): void => undefined;
+
+/**
+ * One database transaction that every `Transactions.run` made in its scope joins, begun by the first of them
  * (a scope whose work never writes costs nothing), ended by whoever created it: `commit` or `rollback`. Work
  * that throws rolls it back at once, as a transaction of its own would have been rolled back, and gives its
- * connection back (the error's answer may need one); it stays rollback-only. A nested transaction (a
- * savepoint) stays what it is: `db.transaction()` on the joined EntityManager.
- *
- * Its work runs on one connection, one statement at a time: the runs of one scope follow each other.
+ * connection back (the error's answer may need one); it stays rollback-only.
  */
 export class UnitOfWork {
-  private runner?: QueryRunner;
-  private opening?: Promise<EntityManager>;
+  private client?: PoolClient;
+  private tx?: Tx;
+  private opening?: Promise<Tx>;
   private failed = false;
   private ended = false;
   private readonly afterCommit: AfterCommit[] = [];
 
   constructor(
-    private readonly dataSource: DataSource,
-    private readonly settings: TransactionSettings,
+    private readonly pool: Pool,
+    private readonly runner: StatementRunner,
     private readonly logger: Logger,
   ) {}
 
@@ -39,10 +86,15 @@ export class UnitOfWork {
     return this.failed;
   }
 
-  async run<T>(work: (db: EntityManager) => Promise<T>): Promise<T> {
+  /** The begun transaction, for reads made in its scope (they see its writes); undefined before and after. */
+  get current(): Tx | undefined {
+    return this.ended ? undefined : this.tx;
+  }
+
+  async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.ended) throw new Error('the unit of work has already ended');
     try {
-      return await work(await this.manager());
+      return await work(await this.begin());
     } catch (error: unknown) {
       this.failed = true;
       await this.rollback();
@@ -56,26 +108,25 @@ export class UnitOfWork {
   }
 
   /**
-   * Commits, `last` being the transaction's final work (its outcome written with the change). A failure of
-   * `last` or of the commit rolls everything back and is thrown. The creator then runs `runAfterCommit`.
+   * Commits, `last` being the transaction's final work (e.g. a request's outcome written with its change). A
+   * failure of `last` or of the commit rolls everything back and is thrown. The creator then runs
+   * `runAfterCommit`.
    */
-  async commit(last?: (db: EntityManager) => Promise<void>): Promise<void> {
+  async commit(last?: (tx: Tx) => Promise<void>): Promise<void> {
     if (this.failed) throw new Error('a unit of work whose work failed cannot commit');
     // A failure of `last` rolls everything back (`run`).
     if (last) await this.run(last);
-    const runner = this.runner;
-    this.runner = undefined;
+    const client = this.client;
+    this.client = undefined;
     this.ended = true;
-    if (runner) {
-      try {
-        await connectionOf(runner).query('COMMIT');
-      } catch (error: unknown) {
-        await this.discard(runner);
-        throw error;
-      }
-      markTransaction(runner, false);
-      await runner.release();
+    if (!client) return;
+    try {
+      await client.query('COMMIT');
+    } catch (error: unknown) {
+      this.discard(client, error);
+      throw error;
     }
+    this.release(client);
   }
 
   /**
@@ -87,40 +138,15 @@ export class UnitOfWork {
     this.afterCommit.length = 0;
     if (!this.opening) return;
     await this.opening.catch(() => undefined);
-    const runner = this.runner;
-    this.runner = undefined;
-    if (runner) await this.discard(runner);
-  }
-
-  private manager(): Promise<EntityManager> {
-    this.opening ??= (async () => {
-      const runner = this.dataSource.createQueryRunner();
-      try {
-        await runner.connect();
-        // BEGIN with the service's settings in one round trip, on the runner's connection; TypeORM is told the
-        // runner is in a transaction, so that nested work makes savepoints.
-        await connectionOf(runner).query(`BEGIN; ${this.settings.sql}`);
-        markTransaction(runner, true);
-        this.settings.adopt(runner);
-      } catch (error: unknown) {
-        await runner.release().catch(() => undefined);
-        throw error;
-      }
-      this.runner = runner;
-      return runner.manager;
-    })();
-    return this.opening;
-  }
-
-  private async discard(runner: QueryRunner): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (!client) return;
     try {
-      await connectionOf(runner).query('ROLLBACK');
-      markTransaction(runner, false);
-      await runner.release();
+      await client.query('ROLLBACK');
+      this.release(client);
     } catch (error: unknown) {
-      // A connection whose state is unknown goes back to no one: pg drops it when released with an error.
       this.logger.warn({ msg: 'rollback failed', reason: error instanceof Error ? error.message : error });
-      await (runner as PostgresRunner).release(error as Error).catch(() => undefined);
+      this.discard(client, error);
     }
   }
 
@@ -135,39 +161,44 @@ export class UnitOfWork {
       }
     }
   }
-}
 
-/** TypeORM's PostgreSQL query runner: its connection, and a release that can drop a broken one. */
-interface PostgresRunner extends QueryRunner {
-  release(error?: Error): Promise<void>;
-}
+  private begin(): Promise<Tx> {
+    this.opening ??= (async () => {
+      const client = await this.pool.connect();
+      client.on('error', ignoreLostConnection);
+      try {
+        await client.query('BEGIN');
+      } catch (error: unknown) {
+        this.discard(client, error);
+        throw error;
+      }
+      this.client = client;
+      this.tx = new ConnectionTx(client, this.runner);
+      return this.tx;
+    })();
+    return this.opening;
+  }
 
-/** The connection `runner` holds (connected: `connect()` answers with it at once). */
-function connectionOf(runner: QueryRunner): { query(text: string): Promise<unknown> } {
-  return {
-    query: async (text: string) => ((await runner.connect()) as PoolClient).query(text),
-  };
+  private release(client: PoolClient): void {
+    client.removeListener('error', ignoreLostConnection);
+    client.release();
+  }
+
+  /** A connection whose state is unknown goes back to no one: the pool drops a client released with an error. */
+  private discard(client: PoolClient, error: unknown): void {
+    client.removeListener('error', ignoreLostConnection);
+    client.release(error instanceof Error ? error : new Error(String(error)));
+  }
 }
 
 /**
- * Tells TypeORM's runner that its transaction began (or ended) on its connection: `db.transaction()` then
- * makes savepoints inside it. TypeORM's own begin and commit cost a statement and two rounds of subscriber
- * events each; a keyed request begins and commits one transaction, every time.
- */
-function markTransaction(runner: QueryRunner, active: boolean): void {
-  const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
-  state.isTransactionActive = active;
-  state.transactionDepth = active ? 1 : 0;
-}
-
-/**
- * Every transaction of the service's requests and jobs: `run(work)` gives `work` an EntityManager in a
- * transaction, which carries the service's settings (TransactionSettings). Inside a unit of work (`within`:
- * the request unit an `@Idempotent()` handler runs in) it joins that unit's one transaction, so the request's
- * changes commit together with the Idempotency-Key's outcome (docs/decisions/0100-exactly-once-request-unit-of-work.md);
- * elsewhere it is a transaction of its own, committed when `work` resolves and rolled back when it throws.
+ * Every transaction of the service's requests and jobs: `run(work)` gives `work` a `Tx`. Inside a unit of work
+ * (`within`: the request's, docs/architecture.md "Running SQL") it joins that unit's one transaction, so a
+ * request's changes commit together, and with its Idempotency-Key's outcome when it has one; elsewhere (a job)
+ * it is a transaction of its own, committed when `work` resolves and rolled back when it throws. `runAlone`
+ * is always a transaction of its own, for a write that must commit whatever becomes of the request around it.
  * `afterCommit` defers what must follow the commit (queueing a task's job): in a transaction, until it
- * commits; outside one, it runs at once.
+ * commits; outside one, it runs at once. `current` is the transaction reads join (`Sql`).
  */
 @Injectable()
 export class Transactions {
@@ -175,13 +206,16 @@ export class Transactions {
   private readonly logger = new Logger('Transactions');
 
   constructor(
-    private readonly dataSource: DataSource,
-    private readonly settings: TransactionSettings,
+    private readonly pool: DatabasePool,
+    private readonly runner: StatementRunner,
   ) {}
 
-  run<T>(work: (db: EntityManager) => Promise<T>): Promise<T> {
+  run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const unit = this.scope.getStore();
-    if (unit) return unit.run(work);
+    return unit ? unit.run(work) : this.runAlone(work);
+  }
+
+  runAlone<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const own = this.unitOfWork();
     return this.scope.run(own, async () => {
       // A failure rolls it back (`run`).
@@ -198,9 +232,14 @@ export class Transactions {
     else await callback();
   }
 
+  /** The transaction begun in the caller's scope, if any. */
+  current(): Tx | undefined {
+    return this.scope.getStore()?.current;
+  }
+
   /** A unit of work for `within`; its creator commits or rolls it back. */
   unitOfWork(): UnitOfWork {
-    return new UnitOfWork(this.dataSource, this.settings, this.logger);
+    return new UnitOfWork(this.pool.pool, this.runner, this.logger);
   }
 
   /** Runs `body` (and everything it starts) with `unit` as the transaction every `run` joins. */

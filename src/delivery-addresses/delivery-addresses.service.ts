@@ -53,12 +53,12 @@ export class DeliveryAddressesService {
 
   /** The first address becomes the default; a later one when `isDefault` is true (it moves the default). */
   create(userId: string, fields: AddressFields & { isDefault?: boolean }): Promise<DeliveryAddress> {
-    return this.transactions.run(async (db) => {
-      await this.addresses.lockAddressBook(db, userId);
-      const hasAddresses = await this.addresses.hasAny(db, userId);
+    return this.transactions.run(async (tx) => {
+      await this.addresses.lockAddressBook(tx, userId);
+      const hasAddresses = await this.addresses.hasAny(tx, userId);
       const isDefault = newAddressIsDefault(hasAddresses, fields.isDefault);
-      if (isDefault && hasAddresses) await this.addresses.clearDefault(db, userId);
-      return this.addresses.insert(db, userId, fields, isDefault);
+      if (isDefault && hasAddresses) await this.addresses.clearDefault(tx, userId);
+      return this.addresses.insert(tx, userId, fields, isDefault);
     });
   }
 
@@ -68,16 +68,16 @@ export class DeliveryAddressesService {
    * the way to move it.
    */
   change(userId: string, addressId: string, changes: AddressChanges): Promise<DeliveryAddress> {
-    return this.transactions.run(async (db) => {
-      await this.addresses.lockAddressBook(db, userId);
-      const current = await this.addresses.read(userId, addressId, db);
+    return this.transactions.run(async (tx) => {
+      await this.addresses.lockAddressBook(tx, userId);
+      const current = await this.addresses.read(userId, addressId, tx);
       if (!current) throw notFound(addressId);
       const move = defaultMove(current.isDefault, changes.isDefault);
       if (move === 'refuse') {
         throw AppException.validation([{ field: 'isDefault', code: 'DEFAULT_ADDRESS_REQUIRED' }]);
       }
-      if (move === 'take') await this.addresses.clearDefault(db, userId);
-      return this.addresses.update(db, addressId, {
+      if (move === 'take') await this.addresses.clearDefault(tx, userId);
+      return this.addresses.update(tx, addressId, {
         streetName: changes.streetName ?? current.streetName,
         zipCode: changes.zipCode ?? current.zipCode,
         isDefault: current.isDefault || move === 'take',
@@ -87,11 +87,11 @@ export class DeliveryAddressesService {
 
   /** Deleting the default makes the newest remaining address the default. */
   remove(userId: string, addressId: string): Promise<void> {
-    return this.transactions.run(async (db) => {
-      await this.addresses.lockAddressBook(db, userId);
-      const deleted = await this.addresses.delete(db, userId, addressId);
+    return this.transactions.run(async (tx) => {
+      await this.addresses.lockAddressBook(tx, userId);
+      const deleted = await this.addresses.delete(tx, userId, addressId);
       if (!deleted) throw notFound(addressId);
-      if (deleted.isDefault) await this.addresses.makeNewestDefault(db, userId);
+      if (deleted.isDefault) await this.addresses.makeNewestDefault(tx, userId);
     });
   }
 }

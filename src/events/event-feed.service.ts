@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Transactions } from '../database/transactions';
 import { offsetOf, offsetPage, type OffsetPage } from '../paging/offset-page';
 import { toJsonOutput } from '../http/json-output';
 import { AppException } from '../problem/app-exception';
@@ -26,7 +27,10 @@ export interface FeedPage {
  */
 @Injectable()
 export class EventFeedService {
-  constructor(private readonly events: EventsRepository) {}
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly transactions: Transactions,
+  ) {}
 
   /**
    * Up to `size` events after `cursor` (from the oldest retained without one), oldest first. When the page
@@ -37,7 +41,10 @@ export class EventFeedService {
   async feed(cursor: string | undefined, filter: FeedFilter, size: number): Promise<FeedPage> {
     const after = cursor === undefined ? 0 : decodeFeedCursor(cursor);
     if (after === undefined) throw AppException.validation([{ field: 'cursor', code: 'INVALID_CURSOR' }]);
-    const page = await this.events.feedPage(after, filter, size + 1);
+    // Its own transaction, ended at once, even inside a request's: the horizon holds the numbering lock
+    // exclusively (no event commits meanwhile) until its transaction ends.
+    const horizon = await this.transactions.runAlone((tx) => this.events.feedHorizon(tx));
+    const page = await this.events.feedPage(after, filter, size + 1, horizon);
     if (cursor !== undefined && after < page.purgedThrough) {
       throw AppException.validation([{ field: 'cursor', code: 'CURSOR_EXPIRED' }]);
     }
@@ -45,7 +52,7 @@ export class EventFeedService {
     const content = page.events.slice(0, size);
     const last = hasNext
       ? content[content.length - 1].sequence
-      : Math.max(after, page.purgedThrough, page.horizon);
+      : Math.max(after, page.purgedThrough, horizon);
     return { content, size, nextCursor: encodeFeedCursor(last), hasNext, hasPrev: false };
   }
 

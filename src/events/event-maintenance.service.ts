@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { Transactions } from '../database/transactions';
 import { MetricsService } from '../metrics/metrics.service';
 import { JobQueue } from '../queue/job-queue';
 import { EventsRepository } from './persistence/events.repository';
@@ -21,6 +22,7 @@ export class EventMaintenance implements OnModuleInit, OnApplicationBootstrap {
 
   constructor(
     private readonly events: EventsRepository,
+    private readonly transactions: Transactions,
     private readonly queue: JobQueue,
     private readonly metrics: MetricsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -41,11 +43,13 @@ export class EventMaintenance implements OnModuleInit, OnApplicationBootstrap {
     await this.queue.schedule(EVENTS_MAINTENANCE_QUEUE, 'retention', RETENTION_INTERVAL_MS);
   }
 
-  /** Deletes the events past retention; resolves to how many. */
+  /** Deletes the events past retention (a job: each batch commits on its own); resolves to how many. */
   async applyRetention(): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const batch = await this.events.purgeOlderThan(this.config.events.retentionDays, RETENTION_BATCH);
+      const batch = await this.transactions.run((tx) =>
+        this.events.purgeOlderThan(tx, this.config.events.retentionDays, RETENTION_BATCH),
+      );
       deleted += batch;
       if (batch < RETENTION_BATCH) break;
     }

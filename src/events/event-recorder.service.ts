@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../database/transactions';
 import { MetricsService } from '../metrics/metrics.service';
 import type { NewTaskEvent, OrderEventOf } from './domain/event';
 import type { OrderEventType } from './domain/event-types';
@@ -56,9 +56,9 @@ export class EventRecorder {
     });
   }
 
-  /** Records task events with `db`, the EntityManager of the transaction that ends the tasks. */
-  async tasks(db: EntityManager, events: readonly NewTaskEvent[]): Promise<void> {
-    await this.events.insertTaskEvents(db, events);
+  /** Records task events in `tx`, the transaction that ends the tasks. */
+  async tasks(tx: Tx, events: readonly NewTaskEvent[]): Promise<void> {
+    await this.events.insertTaskEvents(tx, events);
     for (const event of events) this.metrics.countEvents(event.type, 1);
     if (events.length > 0) this.notify();
   }

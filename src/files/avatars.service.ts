@@ -31,14 +31,14 @@ export class AvatarsService {
    */
   async replace(caller: Caller, file: ReceivedFile): Promise<Attachment> {
     try {
-      return await this.transactions.run(async (db) => {
-        await this.attachments.lockAvatar(db, caller.userId);
-        const earlier = await this.attachments.deleteAvatar(db, caller.userId);
-        if (earlier !== undefined) await this.storage.delete(db, [earlier]);
-        const avatar = await this.attachments.insert(db, { avatarOf: caller.userId }, file, {
+      return await this.transactions.run(async (tx) => {
+        await this.attachments.lockAvatar(tx, caller.userId);
+        const earlier = await this.attachments.deleteAvatar(tx, caller.userId);
+        if (earlier !== undefined) await this.storage.delete(tx, [earlier]);
+        const avatar = await this.attachments.insert(tx, { avatarOf: caller.userId }, file, {
           uploadedBy: caller.userId,
         });
-        await this.storage.attach(db, file.blobKey);
+        await this.storage.attach(tx, file.blobKey);
         return avatar;
       });
     } catch (error: unknown) {
@@ -62,11 +62,11 @@ export class AvatarsService {
 
   /** Deletes the caller's avatar with its bytes; 404 when there is none. */
   async remove(caller: Caller): Promise<void> {
-    await this.transactions.run(async (db) => {
-      await this.attachments.lockAvatar(db, caller.userId);
-      const blobKey = await this.attachments.deleteAvatar(db, caller.userId);
+    await this.transactions.run(async (tx) => {
+      await this.attachments.lockAvatar(tx, caller.userId);
+      const blobKey = await this.attachments.deleteAvatar(tx, caller.userId);
       if (blobKey === undefined) throw noAvatar();
-      await this.storage.delete(db, [blobKey]);
+      await this.storage.delete(tx, [blobKey]);
     });
   }
 }

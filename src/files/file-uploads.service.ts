@@ -73,7 +73,9 @@ export class FileUploadsService {
    */
   async discard(file: ReceivedFile): Promise<void> {
     try {
-      await this.transactions.run((db) => this.storage.delete(db, [file.blobKey]));
+      // Its own transaction: the request around it is failing, and its transaction (if it began one) is
+      // rolled back or about to be.
+      await this.transactions.runAlone((tx) => this.storage.delete(tx, [file.blobKey]));
     } catch (error: unknown) {
       this.logger.warn({ msg: 'received file not discarded; storage purges it later', err: error });
     }

@@ -1,5 +1,4 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller';
 import { OrderDeletionHooks } from '../orders/order-deletion-hooks';
 import { OrderReadsService } from '../orders/order-reads.service';
@@ -9,7 +8,7 @@ import { BlobStorage } from '../storage/blob-storage';
 import type { Attachment, AttachmentContent, ReceivedFile } from './domain/attachment';
 import { FileUploadsService } from './file-uploads.service';
 import { AttachmentsRepository, isMissingOwner } from './persistence/attachments.repository';
-import { Transactions } from '../database/transactions';
+import { Transactions, type Tx } from '../database/transactions';
 
 /**
  * The files attached to an order. Whoever may see the order (its customer, an admin) may list, add, read
@@ -28,7 +27,7 @@ export class OrderAttachmentsService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.orderDeletion.register((db, orderId) => this.removeAllOf(db, orderId));
+    this.orderDeletion.register((tx, orderId) => this.removeAllOf(tx, orderId));
   }
 
   /** 404 ORDER_NOT_FOUND or 403 ACCESS_DENIED unless the caller may attach files to the order. */
@@ -48,12 +47,12 @@ export class OrderAttachmentsService implements OnModuleInit {
     description?: string,
   ): Promise<Attachment> {
     try {
-      return await this.transactions.run(async (db) => {
-        const attachment = await this.attachments.insert(db, { orderId }, file, {
+      return await this.transactions.run(async (tx) => {
+        const attachment = await this.attachments.insert(tx, { orderId }, file, {
           description,
           uploadedBy: caller.userId,
         });
-        await this.storage.attach(db, file.blobKey);
+        await this.storage.attach(tx, file.blobKey);
         return attachment;
       });
     } catch (error: unknown) {
@@ -88,15 +87,15 @@ export class OrderAttachmentsService implements OnModuleInit {
   /** Deletes the attachment with its bytes. */
   async remove(caller: Caller, orderId: string, attachmentId: string): Promise<void> {
     await this.orders.assertVisible(caller, orderId);
-    await this.transactions.run(async (db) => {
-      const blobKey = await this.attachments.deleteOfOrder(db, orderId, attachmentId);
+    await this.transactions.run(async (tx) => {
+      const blobKey = await this.attachments.deleteOfOrder(tx, orderId, attachmentId);
       if (blobKey === undefined) throw new AppException('ATTACHMENT_NOT_FOUND', { args: { attachmentId } });
-      await this.storage.delete(db, [blobKey]);
+      await this.storage.delete(tx, [blobKey]);
     });
   }
 
   /** The order deletion hook: every attachment of the order and its bytes, in the deleting transaction. */
-  private async removeAllOf(db: EntityManager, orderId: string): Promise<void> {
-    await this.storage.delete(db, await this.attachments.deleteAllOfOrder(db, orderId));
+  private async removeAllOf(tx: Tx, orderId: string): Promise<void> {
+    await this.storage.delete(tx, await this.attachments.deleteAllOfOrder(tx, orderId));
   }
 }

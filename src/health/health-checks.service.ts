@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { SessionLimits } from '../database/session-limits';
 import { AppException } from '../problem/app-exception';
 import { JobQueue } from '../queue/job-queue';
 import { RedisHealthIndicator } from './redis.health';
@@ -34,6 +35,7 @@ export class HealthChecks {
     private readonly redis: RedisHealthIndicator,
     private readonly shutdown: ShutdownState,
     private readonly queue: JobQueue,
+    private readonly sessionLimits: SessionLimits,
   ) {}
 
   /** Liveness: 200 while the process can serve; dependencies do not matter here. */
@@ -82,9 +84,10 @@ export class HealthChecks {
     };
   }
 
-  info(): Record<string, string> {
+  /** What runs here; `sessionLimits`: the limits the database sessions actually have, read at start. */
+  info(): Record<string, unknown> {
     const { app, database } = this.config;
-    const info: Record<string, string> = {
+    const info: Record<string, unknown> = {
       name: app.name,
       version: app.version,
       environment: app.env,
@@ -93,6 +96,7 @@ export class HealthChecks {
       queue: this.queue.backend,
     };
     if (app.commit) info.commit = app.commit;
+    info.sessionLimits = this.sessionLimits.effective;
     return info;
   }
 }

@@ -21,7 +21,7 @@ export class HealthController {
   }
 
   @Get('info')
-  info(): Record<string, string> {
+  info(): Record<string, unknown> {
     return this.checks.info();
   }
 }

@@ -2,7 +2,6 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, Observable, of, switchMap } from 'rxjs';
-import { Transactions, UnitOfWork } from '../database/transactions';
 import { AppException } from '../problem/app-exception';
 import { IDEMPOTENT_METADATA, IDEMPOTENT_REPLAYED_HEADER, IdempotentOptions } from './idempotency.constants';
 import { IdempotencyRecorder } from './idempotency.recorder';
@@ -10,6 +9,7 @@ import { IdempotencyStore, StoredResponse } from './idempotency.store';
 import { idempotencyKeyOf, requestFingerprint } from './request-fingerprint';
 
 const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH']);
+const CLAIMED = Symbol('claimed');
 /** Suggested wait before retrying a key that is still being processed. */
 const IN_PROGRESS_RETRY_AFTER_SECONDS = '1';
 
@@ -22,9 +22,10 @@ function callerIdOf(request: FastifyRequest): string {
  * Idempotency-Key for handlers marked `@Idempotent()` (POST and PATCH). Runs after the guards (the caller
  * is known) and before the pipes, so a validation failure is an outcome of the key like any other. The
  * request either claims the key and executes, or replays the recorded response, or is refused with 409.
- * A request that claimed its key executes in a unit of work: every transaction of its services joins one
- * transaction, which IdempotencyRecorder commits together with the key's outcome, so a change is never
- * committed without the answer a retry will get (docs/decisions/0100-exactly-once-request-unit-of-work.md).
+ * A request that claimed its key executes in its request's unit of work (RequestTransaction, which every
+ * changing request runs in), whose commit writes the key's outcome with the change (IdempotencyRecorder), so a
+ * change is never committed without the answer a retry will get
+ * (docs/decisions/0100-exactly-once-request-unit-of-work.md).
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -32,7 +33,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
     private readonly store: IdempotencyStore,
     private readonly recorder: IdempotencyRecorder,
-    private readonly transactions: Transactions,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -49,27 +49,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     const reply = http.getResponse<FastifyReply>();
     return from(this.claimOrReplay(request, key, options.sealed ?? false)).pipe(
-      switchMap((claimed) =>
-        claimed instanceof UnitOfWork
-          ? // The handler, its pipes and all they start run in the unit's scope.
-            this.transactions.within(claimed, () => next.handle())
-          : of(this.replay(reply, claimed)),
-      ),
+      switchMap((claimed) => (claimed === CLAIMED ? next.handle() : of(this.replay(reply, claimed)))),
     );
   }
 
-  /** The unit of work the request executes in when it claimed the key; the recorded response otherwise. */
+  /** CLAIMED when the request claimed the key and executes; the recorded response otherwise. */
   private async claimOrReplay(
     request: FastifyRequest,
     key: string,
     sealed: boolean,
-  ): Promise<UnitOfWork | StoredResponse> {
+  ): Promise<typeof CLAIMED | StoredResponse> {
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
     const outcome = await this.store.claim({ callerId: callerIdOf(request), key }, fingerprint, sealed);
     if ('claim' in outcome) {
-      const unit = this.transactions.unitOfWork();
-      this.recorder.track(request, outcome.claim, unit);
-      return unit;
+      this.recorder.track(request, outcome.claim);
+      return CLAIMED;
     }
     const { record } = outcome;
     if (record.fingerprint !== fingerprint) throw new AppException('IDEMPOTENCY_KEY_REUSED');

@@ -6,8 +6,8 @@ import { IdempotencyStore } from './idempotency.store';
 
 /**
  * Idempotency-Key handling for POST and PATCH handlers marked `@Idempotent()` (PostgreSQL store, table
- * idempotency_keys): claim in the interceptor, which runs the handler in a request unit of work; the outcome
- * recorded in an onSend hook, in that unit's transaction; purge of expired keys.
+ * idempotency_keys): claim in the interceptor; the outcome recorded in the request's transaction when it
+ * commits (src/http/request-transaction.ts); purge of expired keys.
  */
 @Global()
 @Module({

@@ -1,8 +1,6 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import * as diagnostics_channel from 'node:diagnostics_channel';
-import { UnitOfWork } from '../database/transactions';
+import { Injectable, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Transactions, type Tx } from '../database/transactions';
 import { IdempotencyClaim, IdempotencyStore, StoredResponse } from './idempotency.store';
 
 /**
@@ -38,119 +36,96 @@ function bodyText(payload: unknown): string | null | undefined {
   return undefined;
 }
 
-/**
- * Published right after a request's unit of work committed, before its answer is sent: `{ operation }`, the
- * method and route pattern (`POST /api/v1/orders/:orderId/confirm`). For crash drills and tests, which kill
- * the process at that moment (the worst one for a retry); a publish without subscribers costs nothing.
- */
-export const REQUEST_COMMITTED_CHANNEL = 'order-service:request-committed';
-const committedChannel = diagnostics_channel.channel(REQUEST_COMMITTED_CHANNEL);
-
-/** The claim an executing request holds and the unit of work it executes in (set by the interceptor). */
-interface Execution {
-  claim: IdempotencyClaim;
-  unit: UnitOfWork;
-}
+/** The claim an executing request holds, by request (set by the interceptor). */
+const claims = new WeakMap<FastifyRequest, IdempotencyClaim>();
 
 /**
- * Records the final response of every claimed request, exactly as it goes out: a Fastify `onSend` hook
- * sees it after serialization, whether a handler produced it or the problem filter rendered an error
- * (which happens after the interceptor has seen the exception). 2xx–4xx outcomes complete the key (Stripe's
- * semantics: a validation failure replays as the same failure); a 5xx or a body that cannot be kept gives
- * the key back so the client can retry. The record is written before the response leaves, so a retry that
- * follows the response always finds it.
+ * The outcome of every request that claimed its key, exactly as its answer goes out (RequestTransaction calls
+ * it from Fastify's `onSend`, after serialization, whether a handler produced the answer or the problem filter
+ * rendered an error). 2xx–4xx outcomes complete the key (Stripe's semantics: a validation failure replays as
+ * the same failure); a 5xx or a body that cannot be kept gives the key back so the client can retry. The
+ * record is written before the answer leaves, so a retry that follows the answer always finds it.
  *
- * When the request's unit of work holds changes, the outcome is written in its transaction and commits with
- * them: a process that dies at any moment leaves either both (a retry replays the outcome) or neither (a
- * retry executes afresh, once the claim went stale). A 5xx rolls the changes back with the key; so does a
- * failed commit, which then answers 500 instead of an outcome that did not happen. A unit whose work failed
- * (rolled back as its own transaction would have been) records its outcome alone.
+ * When the request changed something, its outcome is the last work of the request's transaction and commits
+ * with the change: a process that dies at any moment leaves either both (a retry replays the outcome) or
+ * neither (a retry executes afresh, once the claim went stale)
+ * (docs/decisions/0100-exactly-once-request-unit-of-work.md).
  */
-const executions = new WeakMap<FastifyRequest, Execution>();
-
 @Injectable()
-export class IdempotencyRecorder implements OnModuleInit {
+export class IdempotencyRecorder {
   private readonly logger = new Logger('Idempotency');
 
   constructor(
-    private readonly adapterHost: HttpAdapterHost,
     private readonly store: IdempotencyStore,
+    private readonly transactions: Transactions,
   ) {}
 
-  /** Runs before Fastify is ready (routes collect their hooks then), so the hook reaches every route. */
-  onModuleInit(): void {
-    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    // A callback hook: the responses of requests without a claim (nearly all) pass without a promise.
-    fastify?.addHook('onSend', (request, reply, payload, done) => {
-      const execution = executions.get(request);
-      if (!execution) return done(null, payload);
-      executions.delete(request);
-      void this.record(request, reply, payload, execution).then(
-        (sent) => done(null, sent),
-        (error: unknown) => done(error as Error),
-      );
-    });
+  /** The answer of `request` completes (or releases) `claim`. */
+  track(request: FastifyRequest, claim: IdempotencyClaim): void {
+    claims.set(request, claim);
   }
 
-  /** The response of `request` completes (or releases) `claim`, and ends `unit`. */
-  track(request: FastifyRequest, claim: IdempotencyClaim, unit: UnitOfWork): void {
-    executions.set(request, { claim, unit });
+  /** Whether `request` holds a claim whose outcome is still to be recorded. */
+  claimed(request: FastifyRequest): boolean {
+    return claims.has(request);
   }
 
-  private async record(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    payload: unknown,
-    { claim, unit }: Execution,
-  ): Promise<unknown> {
+  /**
+   * The outcome to store for this answer, or undefined when it must not be stored (a 5xx, or a stream that
+   * cannot be kept): then nothing of the request may commit, and `release` gives the key back.
+   */
+  outcomeOf(request: FastifyRequest, reply: FastifyReply, payload: unknown): StoredResponse | undefined {
     const body = bodyText(payload);
-    if (reply.statusCode >= 500 || body === undefined) {
-      if (body === undefined) this.logger.warn(`a streamed response cannot be replayed: ${request.url}`);
-      await unit.rollback();
-      await this.release(request, claim);
-      return payload;
-    }
-    const response: StoredResponse = { status: reply.statusCode, headers: replayedHeaders(reply), body };
-    if (unit.open && !unit.rollbackOnly) {
-      try {
-        await unit.commit(async (db) => {
-          if (!(await this.store.complete(claim, response, db))) throw new ClaimTakenOver(request);
-        });
-      } catch (error: unknown) {
-        // Nothing of the request was committed: its key is given back (unless another request holds it).
-        if (!(error instanceof ClaimTakenOver)) await this.release(request, claim);
-        throw error;
-      }
-      if (committedChannel.hasSubscribers) {
-        committedChannel.publish({ operation: `${request.method} ${request.routeOptions.url}` });
-      }
-      await unit.runAfterCommit();
-      return payload;
-    }
-    await unit.rollback();
+    if (body === undefined) this.logger.warn(`a streamed response cannot be replayed: ${request.url}`);
+    if (reply.statusCode >= 500 || body === undefined) return undefined;
+    return { status: reply.statusCode, headers: replayedHeaders(reply), body };
+  }
+
+  /** Writes the outcome in the request's transaction `tx`, as its last work; throws when the claim was taken over. */
+  async recordIn(tx: Tx, request: FastifyRequest, response: StoredResponse): Promise<void> {
+    const claim = this.take(request);
+    if (claim && !(await this.store.complete(tx, claim, response))) throw new ClaimTakenOver(request);
+  }
+
+  /** Writes the outcome of a request that changed nothing, in a transaction of its own. */
+  async recordAlone(request: FastifyRequest, response: StoredResponse): Promise<void> {
+    const claim = this.take(request);
+    if (!claim) return;
     try {
-      if (!(await this.store.complete(claim, response))) {
+      const completed = await this.transactions.runAlone((tx) => this.store.complete(tx, claim, response));
+      if (!completed) {
         this.logger.warn(`idempotency claim was taken over before ${request.method} ${request.url} ended`);
       }
     } catch (error: unknown) {
       // The response still goes out; the claim stays IN_PROGRESS until it times out and can be taken over.
       this.logger.error({ msg: 'idempotency outcome not recorded', url: request.url, err: error }, undefined);
     }
-    return payload;
   }
 
-  private async release(request: FastifyRequest, claim: IdempotencyClaim): Promise<void> {
+  /**
+   * Nothing of the request was committed: its key is given back (unless another request took it over, which
+   * `error` says).
+   */
+  async release(request: FastifyRequest, error?: unknown): Promise<void> {
+    const claim = this.take(request);
+    if (!claim || error instanceof ClaimTakenOver) return;
     try {
       await this.store.release(claim);
-    } catch (error: unknown) {
+    } catch (failure: unknown) {
       // The claim stays IN_PROGRESS until it times out and can be taken over.
-      this.logger.error({ msg: 'idempotency key not released', url: request.url, err: error }, undefined);
+      this.logger.error({ msg: 'idempotency key not released', url: request.url, err: failure }, undefined);
     }
+  }
+
+  private take(request: FastifyRequest): IdempotencyClaim | undefined {
+    const claim = claims.get(request);
+    claims.delete(request);
+    return claim;
   }
 }
 
 /** The claim went stale and another request took it over: this one's changes must not commit. */
-class ClaimTakenOver extends Error {
+export class ClaimTakenOver extends Error {
   constructor(request: FastifyRequest) {
     super(`idempotency claim was taken over before ${request.method} ${request.url} ended`);
   }

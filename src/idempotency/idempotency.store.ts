@@ -2,8 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
-import type { EntityManager } from 'typeorm';
-import { prepared, PooledStatements } from '../database/pooled-statements';
+import { Sql } from '../database/sql';
+import { read, write } from '../database/sql-statement';
+import { Transactions, type Tx } from '../database/transactions';
 import { SecretCipher } from '../encryption/secret-cipher';
 
 /**
@@ -51,9 +52,8 @@ interface RecordRow {
   response_sealed: boolean;
 }
 
-/** Every idempotent request claims and completes a key: prepared statements on the pool. */
-const CLAIM = prepared(
-  'idempotency.claim',
+/** Every idempotent request claims and completes a key: prepared statements. */
+const CLAIM = write(
   `INSERT INTO idempotency_keys AS k
      (caller_id, idempotency_key, fingerprint, state, claim_token, created_at, expires_at)
    VALUES ($1, $2, $3, 'IN_PROGRESS', $4, now(), now() + make_interval(secs => $5))
@@ -65,25 +65,35 @@ const CLAIM = prepared(
         OR (k.state = 'IN_PROGRESS' AND k.fingerprint = EXCLUDED.fingerprint
             AND k.created_at <= now() - make_interval(secs => $6))
    RETURNING claim_token`,
+  'idempotency.claim',
 );
-const FIND = prepared(
-  'idempotency.find',
+const FIND = read(
   `SELECT fingerprint, state, response_status, response_headers, response_body, response_sealed
      FROM idempotency_keys
     WHERE caller_id = $1 AND idempotency_key = $2 AND expires_at > now()`,
+  'idempotency.find',
 );
-const COMPLETE = prepared(
-  'idempotency.complete',
+const COMPLETE = write(
   `UPDATE idempotency_keys
       SET state = 'COMPLETED', response_status = $4, response_headers = $5::jsonb, response_body = $6,
           response_sealed = $7, completed_at = now()
     WHERE caller_id = $1 AND idempotency_key = $2 AND claim_token = $3 AND state = 'IN_PROGRESS'
    RETURNING 1 AS completed`,
+  'idempotency.complete',
 );
-const RELEASE = prepared(
-  'idempotency.release',
+const RELEASE = write(
   `DELETE FROM idempotency_keys
     WHERE caller_id = $1 AND idempotency_key = $2 AND claim_token = $3 AND state = 'IN_PROGRESS'`,
+  'idempotency.release',
+);
+/** `SKIP LOCKED` lets replicas purging at the same time share the work instead of waiting on each other. */
+const PURGE_EXPIRED = write(
+  `DELETE FROM idempotency_keys
+    WHERE (caller_id, idempotency_key) IN (
+      SELECT caller_id, idempotency_key FROM idempotency_keys
+       WHERE expires_at <= now()
+       LIMIT $1
+       FOR UPDATE SKIP LOCKED)`,
 );
 
 /** What a sealed answer is bound to: it opens for the key it was stored under only. */
@@ -92,16 +102,17 @@ function sealedContext(scope: IdempotencyScope): string {
 }
 
 /**
- * The idempotency_keys table (migration 1763800001000). A key is claimed by a statement of its own (the
+ * The idempotency_keys table (migration 1763800001000). A key is claimed in a transaction of its own (the
  * claim must be visible to concurrent retries at once); its outcome is written in the request's transaction
- * when the request changed something (IdempotencyRecorder), else by a statement of its own.
+ * when the request changed something (RequestTransaction), else in one of its own.
  */
 @Injectable()
 export class IdempotencyStore {
   private readonly ttlSeconds: number;
 
   constructor(
-    private readonly pooled: PooledStatements,
+    private readonly sql: Sql,
+    private readonly transactions: Transactions,
     private readonly cipher: SecretCipher,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -121,14 +132,16 @@ export class IdempotencyStore {
   ): Promise<{ claim: IdempotencyClaim } | { record: IdempotencyRecord }> {
     for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt++) {
       const token = randomUUID();
-      const claimed = await this.pooled.rows<{ claim_token: string }>(CLAIM, [
-        scope.callerId,
-        scope.key,
-        fingerprint,
-        token,
-        this.ttlSeconds,
-        IN_PROGRESS_TIMEOUT_SECONDS,
-      ]);
+      const claimed = await this.transactions.runAlone((tx) =>
+        tx.rows<{ claim_token: string }>(CLAIM, [
+          scope.callerId,
+          scope.key,
+          fingerprint,
+          token,
+          this.ttlSeconds,
+          IN_PROGRESS_TIMEOUT_SECONDS,
+        ]),
+      );
       if (claimed.length === 1) return { claim: { ...scope, token, ttlSeconds: this.ttlSeconds, sealed } };
 
       const record = await this.find(scope);
@@ -139,7 +152,7 @@ export class IdempotencyStore {
 
   /** The live (unexpired) record of a key, if any. */
   async find(scope: IdempotencyScope): Promise<IdempotencyRecord | undefined> {
-    const rows = await this.pooled.rows<RecordRow>(FIND, [scope.callerId, scope.key]);
+    const rows = await this.sql.rows<RecordRow>(FIND, [scope.callerId, scope.key]);
     const row = rows[0];
     if (!row) return undefined;
     if (row.state === 'IN_PROGRESS' || row.response_status === null) {
@@ -160,10 +173,10 @@ export class IdempotencyStore {
   }
 
   /**
-   * Records the final response, in `db`'s transaction when given; false when the claim was taken over
-   * meanwhile (nothing written).
+   * Records the final response in `tx`, the request's transaction (or one of its own when the request changed
+   * nothing); false when the claim was taken over meanwhile (nothing written).
    */
-  async complete(claim: IdempotencyClaim, response: StoredResponse, db?: EntityManager): Promise<boolean> {
+  async complete(tx: Tx, claim: IdempotencyClaim, response: StoredResponse): Promise<boolean> {
     const values = [
       claim.callerId,
       claim.key,
@@ -175,32 +188,20 @@ export class IdempotencyStore {
         : response.body,
       claim.sealed && response.body !== null,
     ];
-    const completed = db
-      ? await this.pooled.rowsIn(db, COMPLETE, values)
-      : await this.pooled.rows(COMPLETE, values);
-    return completed.length === 1;
+    return (await tx.rows(COMPLETE, values)).length === 1;
   }
 
   /** Gives the key back (the request failed without a final outcome), so a retry executes afresh. */
   async release(claim: IdempotencyClaim): Promise<void> {
-    await this.pooled.rows(RELEASE, [claim.callerId, claim.key, claim.token]);
+    await this.transactions.runAlone((tx) => tx.rowCount(RELEASE, [claim.callerId, claim.key, claim.token]));
   }
 
-  /**
-   * Deletes expired rows in small batches; returns how many. `SKIP LOCKED` lets replicas purging at the
-   * same time share the work instead of waiting on each other.
-   */
+  /** Deletes expired rows in small batches (a transaction each, holding few row locks); returns how many. */
   async purgeExpired(): Promise<number> {
     let total = 0;
     for (;;) {
-      const deleted = await this.pooled.rowCount(
-        `DELETE FROM idempotency_keys
-          WHERE (caller_id, idempotency_key) IN (
-            SELECT caller_id, idempotency_key FROM idempotency_keys
-             WHERE expires_at <= now()
-             LIMIT $1
-             FOR UPDATE SKIP LOCKED)`,
-        [PURGE_BATCH_SIZE],
+      const deleted = await this.transactions.runAlone((tx) =>
+        tx.rowCount(PURGE_EXPIRED, [PURGE_BATCH_SIZE]),
       );
       total += deleted;
       if (deleted < PURGE_BATCH_SIZE) return total;

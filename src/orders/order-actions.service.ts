@@ -1,5 +1,4 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { type Caller, isAdmin } from '../auth/caller';
 import { BatchOutcome, failed, succeeded } from '../batch/batch-outcome';
 import { actionEventType } from '../events/domain/event-types';
@@ -16,9 +15,9 @@ import {
   TransitionPlan,
 } from './domain/order-state-machine';
 import { OrderChanges } from './order-changes.service';
-import { Transactions } from '../database/transactions';
+import { Transactions, type Tx } from '../database/transactions';
 
-type EffectHandler = (db: EntityManager, order: Order) => Promise<void>;
+type EffectHandler = (tx: Tx, order: Order) => Promise<void>;
 
 /**
  * Runs the actions of the state table (domain/order-state-machine.ts) in the frame of every change
@@ -31,8 +30,8 @@ type EffectHandler = (db: EntityManager, order: Order) => Promise<void>;
 @Injectable()
 export class OrderActionsService implements OnModuleInit {
   private readonly effects: Record<TransitionEffect, EffectHandler> = {
-    RESERVE_STOCK: (db, order) => this.stock.reserve(db, quantitiesByProduct(order.items)),
-    RELEASE_STOCK: (db, order) => this.stock.release(db, quantitiesByProduct(order.items)),
+    RESERVE_STOCK: (tx, order) => this.stock.reserve(tx, quantitiesByProduct(order.items)),
+    RELEASE_STOCK: (tx, order) => this.stock.release(tx, quantitiesByProduct(order.items)),
   };
 
   constructor(
@@ -53,9 +52,9 @@ export class OrderActionsService implements OnModuleInit {
     params: ActionParams = {},
     expected?: ExpectedVersions,
   ): Promise<OrderBody> {
-    return this.changes.run(caller, orderId, action, expected, async (db, order) => {
+    return this.changes.run(caller, orderId, action, expected, async (tx, order) => {
       const plan = planned(action, caller, order, params);
-      for (const effect of plan.effects) await this.effects[effect](db, order);
+      for (const effect of plan.effects) await this.effects[effect](tx, order);
       return { fields: plan.fields, stamp: plan.stamp };
     });
   }
@@ -76,8 +75,8 @@ export class OrderActionsService implements OnModuleInit {
     if (effects.some((effect) => effect !== 'RESERVE_STOCK')) {
       throw new Error(`confirmMany cannot run the effects ${effects.join(', ')}`);
     }
-    return this.transactions.run(async (db) => {
-      const orders = await this.changes.lockMany(db, orderIds);
+    return this.transactions.run(async (tx) => {
+      const orders = await this.changes.lockMany(tx, orderIds);
       // The database spells ids in lower case; a client may not.
       const orderOf = (orderId: string) => orders.get(orderId.toLowerCase());
       // What `act` decides for the locked order before running its effects; throws the item's error.
@@ -95,7 +94,7 @@ export class OrderActionsService implements OnModuleInit {
         }
       });
       let saved: Pick<TransitionPlan, 'fields' | 'stamp'> | undefined;
-      const outcomes = await this.stock.reserveMany(db, productIds, (grant) =>
+      const outcomes = await this.stock.reserveMany(tx, productIds, (grant) =>
         orderIds.map((orderId, index): BatchOutcome<string> => {
           try {
             const { order, plan } = judge(orderId);
@@ -114,7 +113,7 @@ export class OrderActionsService implements OnModuleInit {
       const confirmed = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value] : []));
       // A confirm's changes depend on nothing of the order: one plan's are every confirmed order's.
       if (saved) {
-        await this.changes.saveMany(db, caller, confirmed, actionEventType('confirm'), {
+        await this.changes.saveMany(tx, caller, confirmed, actionEventType('confirm'), {
           fields: saved.fields,
           stamp: saved.stamp,
         });

@@ -48,12 +48,12 @@ export class OrderBatchService {
     // Like a single create without an address, each order takes a copy of the caller's default one (read
     // before the transaction: no second pool connection while one is held).
     const deliveryAddress = await this.addresses.defaultAddressOf(caller.userId);
-    return this.transactions.run(async (db) => {
+    return this.transactions.run(async (tx) => {
       const { priced, violations } = await this.lines.check(
         items,
         itemFieldPrefix,
         { shareStock: false },
-        db,
+        tx,
       );
       // Each item is an order of its own: its one line's total must fit the money column.
       const pricedByItem = pricedItems(items.length, itemFailuresOf(violations), priced);
@@ -64,7 +64,7 @@ export class OrderBatchService {
       const refused = itemFailuresOf([...violations, ...totals], (i) => ({ productId: items[i].productId }));
       const refusedIndexes = new Set(refused.map((r) => r.index));
       const written = await settleInSavepoints(
-        db,
+        tx,
         pricedByItem.filter(({ index }) => !refusedIndexes.has(index)),
         (savepoint, lines) =>
           this.orders.insertSingleLineOrders(

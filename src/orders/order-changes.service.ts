@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { Caller } from '../auth/caller';
 import { operationEventType, type OrderEventType } from '../events/domain/event-types';
 import { EventRecorder } from '../events/event-recorder.service';
@@ -9,7 +8,7 @@ import { isAllowed, OrderOperation, OrderTimestampField } from './domain/order-s
 import { assertOrderVisible } from './order-access';
 import { OrderDeletionHooks } from './order-deletion-hooks';
 import { OrdersRepository } from './persistence/orders.repository';
-import { Transactions } from '../database/transactions';
+import { Transactions, type Tx } from '../database/transactions';
 
 /** What a change writes besides its own statements: field changes and the time stamp of an action. */
 export interface ChangeOutcome {
@@ -41,13 +40,13 @@ export class OrderChanges {
     orderId: string,
     operation: OrderOperation,
     expected: ExpectedVersions,
-    apply: (db: EntityManager, order: Order) => Promise<ChangeOutcome | void>,
+    apply: (tx: Tx, order: Order) => Promise<ChangeOutcome | void>,
   ): Promise<OrderBody> {
-    return this.transactions.run(async (db) => {
-      const order = await this.lock(db, caller, orderId, operation, expected);
-      const outcome = (await apply(db, order)) ?? {};
+    return this.transactions.run(async (tx) => {
+      const order = await this.lock(tx, caller, orderId, operation, expected);
+      const outcome = (await apply(tx, order)) ?? {};
       const event = this.events.order(operationEventType(operation), caller.userId);
-      return this.orders.save(db, order.orderId, outcome.fields ?? {}, outcome.stamp, event);
+      return this.orders.save(tx, order.orderId, outcome.fields ?? {}, outcome.stamp, event);
     });
   }
 
@@ -56,10 +55,10 @@ export class OrderChanges {
    * (OrderDeletionHooks), all in one transaction, recording ORDER_DELETED with the order as it was.
    */
   remove(caller: Caller, orderId: string, expected: ExpectedVersions): Promise<void> {
-    return this.transactions.run(async (db) => {
-      const order = await this.lock(db, caller, orderId, 'delete', expected);
-      await this.deletionHooks.run(db, order.orderId);
-      await this.orders.delete(db, order.orderId, this.events.order('ORDER_DELETED', caller.userId));
+    return this.transactions.run(async (tx) => {
+      const order = await this.lock(tx, caller, orderId, 'delete', expected);
+      await this.deletionHooks.run(tx, order.orderId);
+      await this.orders.delete(tx, order.orderId, this.events.order('ORDER_DELETED', caller.userId));
     });
   }
 
@@ -67,8 +66,8 @@ export class OrderChanges {
    * The orders of `orderIds` that exist, locked until the transaction ends (`readManyForUpdate`: one
    * statement, in id order), by id: for changes of many orders at once, each then judged with `check`.
    */
-  async lockMany(db: EntityManager, orderIds: readonly string[]): Promise<Map<string, Order>> {
-    const orders = await this.orders.readManyForUpdate(db, orderIds);
+  async lockMany(tx: Tx, orderIds: readonly string[]): Promise<Map<string, Order>> {
+    const orders = await this.orders.readManyForUpdate(tx, orderIds);
     return new Map(orders.map((order) => [order.orderId, order]));
   }
 
@@ -77,14 +76,14 @@ export class OrderChanges {
    * `run`'s save: an event of `type` for each order.
    */
   async saveMany(
-    db: EntityManager,
+    tx: Tx,
     caller: Caller,
     orderIds: readonly string[],
     type: OrderEventType,
     outcome: ChangeOutcome,
   ): Promise<void> {
     const event = this.events.order(type, caller.userId);
-    await this.orders.saveMany(db, orderIds, outcome.fields ?? {}, outcome.stamp, event);
+    await this.orders.saveMany(tx, orderIds, outcome.fields ?? {}, outcome.stamp, event);
   }
 
   /**
@@ -109,12 +108,12 @@ export class OrderChanges {
   }
 
   private async lock(
-    db: EntityManager,
+    tx: Tx,
     caller: Caller,
     orderId: string,
     operation: OrderOperation,
     expected: ExpectedVersions,
   ): Promise<Order> {
-    return this.check(caller, orderId, await this.orders.readForUpdate(db, orderId), operation, expected);
+    return this.check(caller, orderId, await this.orders.readForUpdate(tx, orderId), operation, expected);
   }
 }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../database/transactions';
 
 /** Removes what another module keeps for an order, in the transaction that deletes the order. */
-export type OrderDeletionHook = (db: EntityManager, orderId: string) => Promise<void>;
+export type OrderDeletionHook = (tx: Tx, orderId: string) => Promise<void>;
 
 /**
  * What other modules delete with an order. Modules that keep data belonging to an order (files keeps its
@@ -18,7 +18,7 @@ export class OrderDeletionHooks {
     this.hooks.push(hook);
   }
 
-  async run(db: EntityManager, orderId: string): Promise<void> {
-    for (const hook of this.hooks) await hook(db, orderId);
+  async run(tx: Tx, orderId: string): Promise<void> {
+    for (const hook of this.hooks) await hook(tx, orderId);
   }
 }

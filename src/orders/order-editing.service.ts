@@ -49,7 +49,7 @@ export class OrderEditingService {
     if (customerId !== caller.userId) await this.users.ensureCustomer(customerId);
     const order = { customerId, deliveryAddress, note: draft.note };
     const event = this.events.order('ORDER_CREATED', caller.userId);
-    return this.transactions.run((db) => this.orders.insert(db, order, priced, event));
+    return this.transactions.run((tx) => this.orders.insert(tx, order, priced, event));
   }
 
   /** PUT: items, delivery address and note replaced; absent means removed. Only while CREATED. */
@@ -59,10 +59,10 @@ export class OrderEditingService {
     draft: OrderDraft,
     expected?: ExpectedVersions,
   ): Promise<OrderBody> {
-    return this.changes.run(caller, orderId, 'replace', expected, async (db, order) => {
-      const priced = await this.lines.price(draft.items ?? [], itemFieldPrefix, db);
+    return this.changes.run(caller, orderId, 'replace', expected, async (tx, order) => {
+      const priced = await this.lines.price(draft.items ?? [], itemFieldPrefix, tx);
       this.lines.assertStorableTotal(priced);
-      await this.orders.replaceLines(db, order.orderId, priced);
+      await this.orders.replaceLines(tx, order.orderId, priced);
       return { fields: { deliveryAddress: draft.deliveryAddress ?? null, note: draft.note ?? null } };
     });
   }

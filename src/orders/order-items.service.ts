@@ -27,14 +27,14 @@ export class OrderItemsService {
     expected?: ExpectedVersions,
   ): Promise<{ order: OrderBody; item: { itemId: string; json: string } }> {
     let item = { itemId: '', json: '' };
-    const order = await this.changes.run(caller, orderId, 'changeItems', expected, async (db, current) => {
+    const order = await this.changes.run(caller, orderId, 'changeItems', expected, async (tx, current) => {
       checkRoom(current, 1);
       const productId = line.productId.toLowerCase();
       const held = quantitiesByProduct(current.items).find((q) => q.productId === productId)?.quantity ?? 0;
-      const [checked] = await this.lines.price([{ productId, quantity: held + line.quantity }], () => '', db);
+      const [checked] = await this.lines.price([{ productId, quantity: held + line.quantity }], () => '', tx);
       const added = { ...checked, quantity: line.quantity };
       this.lines.assertStorableTotal([...current.items, added]);
-      [item] = await this.orders.insertLines(db, current.orderId, [added]);
+      [item] = await this.orders.insertLines(tx, current.orderId, [added]);
     });
     return { order, item };
   }
@@ -45,8 +45,8 @@ export class OrderItemsService {
     itemId: string,
     expected?: ExpectedVersions,
   ): Promise<OrderBody> {
-    return this.changes.run(caller, orderId, 'changeItems', expected, async (db, order) => {
-      if (!(await this.orders.deleteLine(db, order.orderId, itemId))) {
+    return this.changes.run(caller, orderId, 'changeItems', expected, async (tx, order) => {
+      if (!(await this.orders.deleteLine(tx, order.orderId, itemId))) {
         throw new AppException('ITEM_NOT_FOUND', { args: { itemId } });
       }
     });
@@ -64,7 +64,7 @@ export class OrderItemsService {
     expected?: ExpectedVersions,
   ): Promise<{ order: OrderBody; itemIds: string[] }> {
     let itemIds: string[] = [];
-    const order = await this.changes.run(caller, orderId, 'changeItems', expected, async (db, current) => {
+    const order = await this.changes.run(caller, orderId, 'changeItems', expected, async (tx, current) => {
       checkRoom(current, lines.length);
       const held = new Map(quantitiesByProduct(current.items).map((q) => [q.productId, q.quantity]));
       // The first new line of a product also carries what the order holds of it; the pricer makes the
@@ -75,10 +75,10 @@ export class OrderItemsService {
         held.delete(productId);
         return { productId, quantity: already + line.quantity };
       });
-      const priced = await this.lines.price(wanted, itemFieldPrefix, db);
+      const priced = await this.lines.price(wanted, itemFieldPrefix, tx);
       const added = priced.map((line, i) => ({ ...line, quantity: lines[i].quantity }));
       this.lines.assertStorableTotal([...current.items, ...added]);
-      itemIds = (await this.orders.insertLines(db, current.orderId, added)).map((line) => line.itemId);
+      itemIds = (await this.orders.insertLines(tx, current.orderId, added)).map((line) => line.itemId);
     });
     return { order, itemIds };
   }

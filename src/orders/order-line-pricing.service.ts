@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../database/transactions';
 import { AppException } from '../problem/app-exception';
 import { ProductStockService } from '../products/product-stock.service';
 import type { PricedLine, RequestedLine } from './domain/order';
@@ -17,9 +17,9 @@ export class OrderLinePricingService {
   async price(
     lines: readonly RequestedLine[],
     fieldOf: (index: number) => string,
-    db?: EntityManager,
+    tx?: Tx,
   ): Promise<PricedLine[]> {
-    const { priced, violations } = await this.check(lines, fieldOf, {}, db);
+    const { priced, violations } = await this.check(lines, fieldOf, {}, tx);
     if (violations.length > 0) throw AppException.validation(violations);
     return priced;
   }
@@ -38,9 +38,9 @@ export class OrderLinePricingService {
     lines: readonly RequestedLine[],
     fieldOf: (index: number) => string,
     options: { shareStock?: boolean } = {},
-    db?: EntityManager,
+    tx?: Tx,
   ): Promise<LineCheck> {
-    const catalogue = await this.catalogue.snapshots(productIdsOf(lines), db);
+    const catalogue = await this.catalogue.snapshots(productIdsOf(lines), tx);
     return checkLines(lines, catalogue, fieldOf, options);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../database/transactions';
 import { AppException } from '../problem/app-exception';
 import type { ProductStatus } from './domain/product';
 import { ProductsRepository, StockTake } from './persistence/products.repository';
@@ -22,15 +22,15 @@ export interface ProductQuantity {
 
 /**
  * The catalogue as ordering sees it: product snapshots to price lines, and stock reservations. Runs in the
- * caller's transaction (`db`), so a reservation commits or rolls back with the order change it serves.
+ * caller's transaction (`tx`), so a reservation commits or rolls back with the order change it serves.
  */
 @Injectable()
 export class ProductStockService {
   constructor(private readonly products: ProductsRepository) {}
 
   /** Snapshots of the products of `ids` that exist, by id. */
-  async snapshots(ids: readonly string[], db?: EntityManager): Promise<Map<string, ProductSnapshot>> {
-    const products = await this.products.readMany(ids, db);
+  async snapshots(ids: readonly string[], tx?: Tx): Promise<Map<string, ProductSnapshot>> {
+    const products = await this.products.readMany(ids, tx);
     return new Map(products.map((p) => [p.productId, p]));
   }
 
@@ -39,9 +39,9 @@ export class ProductStockService {
    * pass product order, so concurrent reservations never deadlock); a product short of stock is 409
    * INSUFFICIENT_STOCK, and the caller's transaction rolls back what was already taken.
    */
-  async reserve(db: EntityManager, quantities: readonly ProductQuantity[]): Promise<void> {
+  async reserve(tx: Tx, quantities: readonly ProductQuantity[]): Promise<void> {
     for (const { productId, quantity } of quantities) {
-      if (!(await this.products.take(db, productId, quantity))) throw new AppException('INSUFFICIENT_STOCK');
+      if (!(await this.products.take(tx, productId, quantity))) throw new AppException('INSUFFICIENT_STOCK');
     }
   }
 
@@ -54,13 +54,13 @@ export class ProductStockService {
    * that was granted is taken in one statement. Resolves to what `allocate` returns.
    */
   async reserveMany<R>(
-    db: EntityManager,
+    tx: Tx,
     productIds: readonly string[],
     allocate: (grant: (quantities: readonly ProductQuantity[]) => boolean) => R,
   ): Promise<R> {
     const left =
       productIds.length > 0
-        ? await this.products.lockStock(db, [...new Set(productIds)])
+        ? await this.products.lockStock(tx, [...new Set(productIds)])
         : new Map<string, number>();
     const takes = new Map<string, StockTake>();
     const grant = (quantities: readonly ProductQuantity[]): boolean => {
@@ -80,14 +80,14 @@ export class ProductStockService {
       return true;
     };
     const result = allocate(grant);
-    const taken = await this.products.takeMany(db, [...takes.values()]);
+    const taken = await this.products.takeMany(tx, [...takes.values()]);
     // The rows are locked and each grant was checked against them: a shortfall here is a bug, never a race.
     if (taken !== takes.size) throw new Error(`stock of ${takes.size - taken} locked products fell short`);
     return result;
   }
 
   /** Gives reserved quantities back to the stock. */
-  async release(db: EntityManager, quantities: readonly ProductQuantity[]): Promise<void> {
-    for (const { productId, quantity } of quantities) await this.products.giveBack(db, productId, quantity);
+  async release(tx: Tx, quantities: readonly ProductQuantity[]): Promise<void> {
+    for (const { productId, quantity } of quantities) await this.products.giveBack(tx, productId, quantity);
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Transactions } from '../database/transactions';
 import { OffsetPage, offsetOf, offsetPage } from '../paging/offset-page';
 import { AppException } from '../problem/app-exception';
 import type { Product, ProductStatus } from './domain/product';
@@ -16,7 +17,10 @@ export type ProductPatch = Partial<ProductDraft>;
 /** The catalogue orders are built from. */
 @Injectable()
 export class ProductsService {
-  constructor(private readonly products: ProductsRepository) {}
+  constructor(
+    private readonly products: ProductsRepository,
+    private readonly transactions: Transactions,
+  ) {}
 
   async list(query: { page: number; size: number }): Promise<OffsetPage<Product>> {
     const { products, total } = await this.products.page({ limit: query.size, offset: offsetOf(query) });
@@ -30,12 +34,14 @@ export class ProductsService {
   }
 
   create(draft: ProductDraft): Promise<Product> {
-    return this.products.insert({
-      name: draft.name,
-      price: draft.price.toFixed(2),
-      stock: draft.stock,
-      status: draft.status ?? 'ACTIVE',
-    });
+    return this.transactions.run((tx) =>
+      this.products.insert(tx, {
+        name: draft.name,
+        price: draft.price.toFixed(2),
+        stock: draft.stock,
+        status: draft.status ?? 'ACTIVE',
+      }),
+    );
   }
 
   async patch(productId: string, patch: ProductPatch): Promise<Product> {
@@ -45,7 +51,7 @@ export class ProductsService {
     if (patch.stock !== undefined) changes.stock = patch.stock;
     if (patch.status !== undefined) changes.status = patch.status;
     if (Object.keys(changes).length === 0) return this.get(productId);
-    const updated = await this.products.update(productId, changes);
+    const updated = await this.transactions.run((tx) => this.products.update(tx, productId, changes));
     if (!updated) throw new AppException('PRODUCT_NOT_FOUND', { args: { productId } });
     return updated;
   }

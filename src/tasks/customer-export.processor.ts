@@ -54,9 +54,9 @@ export class CustomerExportProcessor implements TaskHandler<'CUSTOMER_EXPORT'> {
     }
     const blob = await this.storage.write(content(), { maxBytes: MAX_EXPORT_BYTES });
     try {
-      await complete(async (db) => {
-        await this.storage.attach(db, blob.key);
-        const exportId = await this.tasks.insertExport(db, task.taskId, {
+      await complete(async (tx) => {
+        await this.storage.attach(tx, blob.key);
+        const exportId = await this.tasks.insertExport(tx, task.taskId, {
           ownerId: task.ownerId,
           customerId,
           format,
@@ -69,7 +69,7 @@ export class CustomerExportProcessor implements TaskHandler<'CUSTOMER_EXPORT'> {
         return { kind: 'export', id: exportId };
       });
     } catch (error: unknown) {
-      await this.transactions.run((db) => this.storage.delete(db, [blob.key])).catch(() => undefined);
+      await this.transactions.run((tx) => this.storage.delete(tx, [blob.key])).catch(() => undefined);
       throw error;
     }
   }

@@ -44,9 +44,9 @@ export class ReportGenerationProcessor implements TaskHandler<'REPORT_GENERATION
       after = chunk.last;
     }
     const body = report.report(REPORT_CURRENCY);
-    await complete(async (db) => ({
+    await complete(async (tx) => ({
       kind: 'report',
-      id: await this.tasks.insertReport(db, task.taskId, task.ownerId, body),
+      id: await this.tasks.insertReport(tx, task.taskId, task.ownerId, body),
     }));
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { Transactions } from '../database/transactions';
 import { JobQueue } from '../queue/job-queue';
 import { runInTrace, startSpan } from '../tracing/trace-context';
 import { MAX_TASK_ATTEMPTS, Task, TaskType } from './domain/task';
@@ -31,6 +32,7 @@ export class TaskDispatcher {
   constructor(
     private readonly queue: JobQueue,
     private readonly tasks: TasksRepository,
+    private readonly transactions: Transactions,
   ) {}
 
   async dispatch(task: Task): Promise<boolean> {
@@ -48,7 +50,9 @@ export class TaskDispatcher {
           },
         ),
       );
-      await this.tasks.markQueued(task.taskId, jobId);
+      // Its own transaction: the job is on the queue whatever becomes of the caller's, and a dispatch runs
+      // after the commit of the request that accepted the task, when that request's transaction has ended.
+      await this.transactions.runAlone((tx) => this.tasks.markQueued(tx, task.taskId, jobId));
       return true;
     } catch (error: unknown) {
       this.logger.warn({

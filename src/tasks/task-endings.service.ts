@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { Transactions } from '../database/transactions';
+import { Transactions, type Tx } from '../database/transactions';
 import type { TaskEventType } from '../events/domain/event-types';
 import { EventRecorder } from '../events/event-recorder.service';
 import { toJsonOutput } from '../http/json-output';
@@ -26,36 +25,33 @@ export class TaskEndings {
   ) {}
 
   /** COMPLETED with the result `writeResult` writes in the same transaction; the service did it. */
-  complete(
-    taskId: string,
-    writeResult: (db: EntityManager) => Promise<TaskResultRef>,
-  ): Promise<Task | undefined> {
-    return this.end('TASK_COMPLETED', undefined, async (db) =>
-      this.tasks.complete(db, taskId, await writeResult(db)),
+  complete(taskId: string, writeResult: (tx: Tx) => Promise<TaskResultRef>): Promise<Task | undefined> {
+    return this.end('TASK_COMPLETED', undefined, async (tx) =>
+      this.tasks.complete(tx, taskId, await writeResult(tx)),
     );
   }
 
   /** FAILED for good with `error`; the service did it. */
   fail(taskId: string, error: TaskError): Promise<Task | undefined> {
-    return this.end('TASK_FAILED', undefined, (db) => this.tasks.fail(db, taskId, error));
+    return this.end('TASK_FAILED', undefined, (tx) => this.tasks.fail(tx, taskId, error));
   }
 
   /** CANCELLED by `actorId`. */
   cancel(taskId: string, actorId: string): Promise<Task | undefined> {
-    return this.end('TASK_CANCELLED', actorId, (db) => this.tasks.cancel(db, taskId));
+    return this.end('TASK_CANCELLED', actorId, (tx) => this.tasks.cancel(tx, taskId));
   }
 
   private end(
     type: TaskEventType,
     actorId: string | undefined,
-    move: (db: EntityManager) => Promise<Task | undefined>,
+    move: (tx: Tx) => Promise<Task | undefined>,
   ): Promise<Task | undefined> {
-    return this.transactions.run(async (db) => {
-      const task = await move(db);
+    return this.transactions.run(async (tx) => {
+      const task = await move(tx);
       if (!task) return undefined;
       const data = toJsonOutput(taskBody(task, this.problems, DEFAULT_LANGUAGE)) as Record<string, unknown>;
       const customerId = 'customerId' in task.parameters ? task.parameters.customerId : undefined;
-      await this.events.tasks(db, [{ type, taskId: task.taskId, customerId, actorId, data }]);
+      await this.events.tasks(tx, [{ type, taskId: task.taskId, customerId, actorId, data }]);
       return task;
     });
   }

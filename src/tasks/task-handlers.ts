@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../database/transactions';
 import type { Task, TaskResultRef, TaskType } from './domain/task';
 
 /** What a handler of a task type gets for one run. */
@@ -14,7 +14,7 @@ export interface TaskRun<T extends TaskType = TaskType> {
    * Writes the result and marks the task COMPLETED in one transaction; if the task was cancelled meanwhile
    * nothing is written (TaskCancelled).
    */
-  complete(writeResult: (db: EntityManager) => Promise<TaskResultRef>): Promise<void>;
+  complete(writeResult: (tx: Tx) => Promise<TaskResultRef>): Promise<void>;
 }
 
 export interface TaskHandler<T extends TaskType = TaskType> {

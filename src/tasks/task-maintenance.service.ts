@@ -118,13 +118,13 @@ export class TaskMaintenance implements OnModuleInit, OnApplicationBootstrap {
   async applyRetention(): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const batch = await this.transactions.run(async (db) => {
+      const batch = await this.transactions.run(async (tx) => {
         const gone = await this.tasks.deleteFinishedBefore(
-          db,
+          tx,
           this.config.tasks.retentionDays,
           RETENTION_BATCH,
         );
-        await this.storage.delete(db, gone.blobKeys);
+        await this.storage.delete(tx, gone.blobKeys);
         return gone.tasks;
       });
       deleted += batch;

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Transactions } from '../database/transactions';
 import { MetricsService } from '../metrics/metrics.service';
 import { JobInterrupted, JobQueue, QueuedJob } from '../queue/job-queue';
 import { FAILURE_CODES, TaskType } from './domain/task';
@@ -25,6 +26,7 @@ export class TaskRunner implements OnModuleInit {
     private readonly tasks: TasksRepository,
     private readonly endings: TaskEndings,
     private readonly metrics: MetricsService,
+    private readonly transactions: Transactions,
   ) {}
 
   onModuleInit(): void {
@@ -39,7 +41,9 @@ export class TaskRunner implements OnModuleInit {
   }
 
   private async run(type: TaskType, job: QueuedJob<TaskJob>): Promise<void> {
-    const task = await this.tasks.start(job.data.taskId);
+    // The run's claim on the task, committed at once (its own transaction): a cancel and the reconciler see
+    // it PROCESSING whatever the run does next.
+    const task = await this.transactions.runAlone((tx) => this.tasks.start(tx, job.data.taskId));
     if (!task) return; // Cancelled or ended before this run began: nothing to do.
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
@@ -47,7 +51,12 @@ export class TaskRunner implements OnModuleInit {
       task,
       progress: async (percent) => {
         if (job.signal.aborted) throw new JobInterrupted();
-        if (!(await this.tasks.progress(task.taskId, percent))) throw new TaskCancelled(task.taskId);
+        // Committed at once (its own transaction): pollers see it, and it is the run's sign of life the
+        // reconciler looks for, while the run goes on.
+        const recorded = await this.transactions.runAlone((tx) =>
+          this.tasks.progress(tx, task.taskId, percent),
+        );
+        if (!recorded) throw new TaskCancelled(task.taskId);
       },
       complete: async (writeResult) => {
         if (!(await this.endings.complete(task.taskId, writeResult))) throw new TaskCancelled(task.taskId);

@@ -68,8 +68,8 @@ export class TasksService {
     parameters: Task<T>['parameters'],
   ): Promise<Task> {
     const traceparent = currentTrace()?.traceparent;
-    const task = await this.transactions.run((db) =>
-      this.tasks.insert(db, type, caller.userId, parameters, traceparent),
+    const task = await this.transactions.run((tx) =>
+      this.tasks.insert(tx, type, caller.userId, parameters, traceparent),
     );
     await this.transactions.afterCommit(() => this.dispatcher.dispatch(task));
     return task;

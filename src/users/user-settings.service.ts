@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Transactions } from '../database/transactions';
 import { DEFAULT_LANGUAGE, type Language } from '../problem/language';
 import { StoredUserSettings, UserSettingsRepository } from './persistence/user-settings.repository';
 
@@ -14,7 +15,10 @@ export const DEFAULT_USER_SETTINGS: Readonly<UserSettings> = {
 /** Reading and replacing a user's settings; the stored language for LanguagePreference. */
 @Injectable()
 export class UserSettingsService {
-  constructor(private readonly settings: UserSettingsRepository) {}
+  constructor(
+    private readonly settings: UserSettingsRepository,
+    private readonly transactions: Transactions,
+  ) {}
 
   async get(userId: string): Promise<UserSettings> {
     return (await this.settings.read(userId)) ?? { ...DEFAULT_USER_SETTINGS };
@@ -22,7 +26,7 @@ export class UserSettingsService {
 
   /** PUT: both fields are required, so the stored settings are exactly the given ones. */
   replace(userId: string, settings: UserSettings): Promise<UserSettings> {
-    return this.settings.write(userId, settings);
+    return this.transactions.run((tx) => this.settings.write(tx, userId, settings));
   }
 
   /** The language the user chose, undefined when they never saved settings. */

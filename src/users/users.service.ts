@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '../auth/caller';
+import { Transactions } from '../database/transactions';
 import { AppException } from '../problem/app-exception';
 import type { ProfileChanges, User } from './domain/user';
 import { UsersRepository } from './persistence/users.repository';
@@ -12,20 +13,24 @@ export class UsersService {
   /** userId → roles last written, so the just-in-time upsert runs once per user and process. */
   private readonly known = new Map<string, string>();
 
-  constructor(private readonly users: UsersRepository) {}
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly transactions: Transactions,
+  ) {}
 
   /** Creates the caller's profile row on first sight and keeps its roles in step with the token. */
   async ensureUser(caller: Caller): Promise<void> {
     const rolesKey = caller.roles.join(',');
     if (this.known.get(caller.userId) === rolesKey) return;
-    await this.users.upsertRoles(caller.userId, caller.roles);
+    // Its own transaction: the profile row stays whatever becomes of the request.
+    await this.transactions.runAlone((tx) => this.users.upsertRoles(tx, caller.userId, caller.roles));
     if (this.known.size >= KNOWN_USERS_LIMIT) this.known.delete(this.known.keys().next().value as string);
     this.known.set(caller.userId, rolesKey);
   }
 
   /** A customer named by an admin may not have signed in yet: give them a profile row. */
   async ensureCustomer(userId: string): Promise<void> {
-    await this.users.insertCustomer(userId);
+    await this.transactions.run((tx) => this.users.insertCustomer(tx, userId));
   }
 
   async get(userId: string): Promise<User> {
@@ -36,7 +41,7 @@ export class UsersService {
 
   /** PUT semantics: fields absent from the body are removed. */
   async replaceProfile(userId: string, changes: ProfileChanges): Promise<User> {
-    const user = await this.users.replaceProfile(userId, changes);
+    const user = await this.transactions.run((tx) => this.users.replaceProfile(tx, userId, changes));
     if (!user) throw new AppException('USER_NOT_FOUND', { args: { userId } });
     return user;
   }

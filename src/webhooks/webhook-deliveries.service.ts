@@ -47,8 +47,8 @@ export class WebhookDeliveriesService {
    * until that attempt ends. A PENDING delivery, or one whose endpoint is disabled, is 409.
    */
   async retry(deliveryId: string): Promise<WebhookDelivery> {
-    const delivery = await this.transactions.run(async (db) => {
-      const found = await this.deliveries.lockWithEndpoint(db, deliveryId);
+    const delivery = await this.transactions.run(async (tx) => {
+      const found = await this.deliveries.lockWithEndpoint(tx, deliveryId);
       if (!found) throw notFound(deliveryId);
       if (!canRetryManually(found.delivery.status, found.endpointEnabled)) {
         throw new AppException('INVALID_DELIVERY_STATE', {
@@ -58,7 +58,7 @@ export class WebhookDeliveriesService {
           args: { deliveryId, status: found.delivery.status },
         });
       }
-      return this.deliveries.retryNow(db, deliveryId);
+      return this.deliveries.retryNow(tx, deliveryId);
     });
     await this.transactions.afterCommit(() => this.processor.wake());
     return delivery;

@@ -61,6 +61,9 @@ const WAKE_AFTER_MS = 10;
  * loses none. A woken worker claims due deliveries (webhook-deliveries.repository.ts: leased rows, a cap per
  * endpoint) until none is left or its slots are full, sends each with the WebhookSender, records the
  * outcome, and sets a timer for the next due time. Each finished attempt frees a slot and claims again.
+ * Each of its writes (a claim, an attempt's record, a retention batch) is a transaction of its own committed
+ * at once (`runAlone`): a lease must hold from its claim on, and the processor, part of no request, may run
+ * in the async scope of the request whose commit woke it, whose transaction it must not join.
  */
 @Injectable()
 export class WebhookDeliveryProcessor
@@ -137,7 +140,7 @@ export class WebhookDeliveryProcessor
 
   private async run(job: QueuedJob<unknown>): Promise<void> {
     if (job.name === 'retention') {
-      const deleted = await this.deliveries.purgeOlderThan(this.config.events.retentionDays, RETENTION_BATCH);
+      const deleted = await this.purgeEnded();
       if (deleted > 0) this.logger.log({ msg: 'webhook deliveries past retention deleted', deleted });
       return;
     }
@@ -165,7 +168,9 @@ export class WebhookDeliveryProcessor
         this.drainAgain = false;
         while (!this.stopped && this.inFlight < MAX_IN_FLIGHT) {
           const wanted = MAX_IN_FLIGHT - this.inFlight;
-          const claimed = await this.deliveries.claim(wanted, LEASE_MS / 1000, randomUUID());
+          const claimed = await this.transactions.runAlone((tx) =>
+            this.deliveries.claim(tx, wanted, LEASE_MS / 1000, randomUUID()),
+          );
           if (claimed.length === 0) break;
           await this.start(claimed);
           if (claimed.length < wanted) break;
@@ -228,7 +233,9 @@ export class WebhookDeliveryProcessor
 
   private async record(delivery: ClaimedDelivery, record: AttemptRecord, gone: boolean): Promise<void> {
     try {
-      const result = await this.withStatement(() => this.deliveries.recordAttempt(delivery, record, gone));
+      const result = await this.withStatement(() =>
+        this.transactions.runAlone((tx) => this.deliveries.recordAttempt(tx, delivery, record, gone)),
+      );
       if (!result.recorded) return;
       if (record.status !== 'PENDING') {
         this.metrics.countWebhookDelivery(
@@ -254,6 +261,18 @@ export class WebhookDeliveryProcessor
         deliveryId: delivery.deliveryId,
         reason: (error as Error).message,
       });
+    }
+  }
+
+  /** Deletes ended deliveries past the retention of events, a batch per transaction; how many. */
+  private async purgeEnded(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await this.transactions.runAlone((tx) =>
+        this.deliveries.purgeOlderThan(tx, this.config.events.retentionDays, RETENTION_BATCH),
+      );
+      total += deleted;
+      if (deleted < RETENTION_BATCH) return total;
     }
   }
 

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
-import { Transactions } from '../database/transactions';
+import { Transactions, type Tx } from '../database/transactions';
 import { SecretCipher } from '../encryption/secret-cipher';
 import type { EventType } from '../events/domain/event-types';
 import { type ExpectedVersions, satisfies } from '../orders/domain/order';
@@ -57,9 +56,9 @@ export class WebhookEndpointsService {
     await this.checkUrl(fields.url);
     const webhookEndpointId = randomUUID();
     const secret = generateWebhookSecret();
-    const endpoint = await this.transactions.run((db) =>
+    const endpoint = await this.transactions.run((tx) =>
       this.endpoints.insert(
-        db,
+        tx,
         {
           webhookEndpointId,
           url: fields.url,
@@ -121,13 +120,13 @@ export class WebhookEndpointsService {
     oldSecretExpiresInSeconds: number = MAX_OLD_SECRET_SECONDS,
     expected: ExpectedVersions,
   ): Promise<EndpointWithSecret> {
-    return this.transactions.run(async (db) => {
-      await this.lockExpected(db, webhookEndpointId, expected);
+    return this.transactions.run(async (tx) => {
+      await this.lockExpected(tx, webhookEndpointId, expected);
       const context = secretContext(webhookEndpointId);
-      const { current } = await this.endpoints.secrets(db, webhookEndpointId);
+      const { current } = await this.endpoints.secrets(tx, webhookEndpointId);
       const secret = generateWebhookSecret();
       const endpoint = await this.endpoints.rotateSecret(
-        db,
+        tx,
         webhookEndpointId,
         this.cipher.seal(secret, context),
         current,
@@ -139,9 +138,9 @@ export class WebhookEndpointsService {
 
   /** Deletes the endpoint with its deliveries (pending ones are never sent). */
   remove(webhookEndpointId: string, expected: ExpectedVersions): Promise<void> {
-    return this.transactions.run(async (db) => {
-      await this.lockExpected(db, webhookEndpointId, expected);
-      await this.endpoints.delete(db, webhookEndpointId);
+    return this.transactions.run(async (tx) => {
+      await this.lockExpected(tx, webhookEndpointId, expected);
+      await this.endpoints.delete(tx, webhookEndpointId);
     });
   }
 
@@ -150,10 +149,10 @@ export class WebhookEndpointsService {
     expected: ExpectedVersions,
     next: (current: EndpointUpdate) => EndpointUpdate,
   ): Promise<WebhookEndpoint> {
-    return this.transactions.run(async (db) => {
-      const current = await this.lockExpected(db, webhookEndpointId, expected);
+    return this.transactions.run(async (tx) => {
+      const current = await this.lockExpected(tx, webhookEndpointId, expected);
       return this.endpoints.update(
-        db,
+        tx,
         webhookEndpointId,
         next({
           url: current.url,
@@ -168,11 +167,11 @@ export class WebhookEndpointsService {
 
   /** The endpoint, locked; 404 when unknown, 409 CONCURRENT_MODIFICATION when If-Match names another version. */
   private async lockExpected(
-    db: EntityManager,
+    tx: Tx,
     webhookEndpointId: string,
     expected: ExpectedVersions,
   ): Promise<WebhookEndpoint> {
-    const current = await this.endpoints.lock(db, webhookEndpointId);
+    const current = await this.endpoints.lock(tx, webhookEndpointId);
     if (!current) throw notFound(webhookEndpointId);
     if (!satisfies(expected, current.version)) {
       throw new AppException('CONCURRENT_MODIFICATION');

@@ -113,7 +113,10 @@ export default async function globalSetup(): Promise<void> {
   }
 }
 
-/** The build's migrations on the run's database, as `npm run migration:run` applies them. */
+/**
+ * The build's migrations on the run's database, then the service's session limits as its role's defaults:
+ * what the migrations Job does (`node dist/scripts/migrate.js`) before pods connect through a pooler.
+ */
 async function migrate(url: string): Promise<void> {
   const built = path.join(root, 'dist/src/database/database-options.js');
   if (!existsSync(built))
@@ -123,11 +126,18 @@ async function migrate(url: string): Promise<void> {
   const { runMigrationsLocked } = require(
     path.join(root, 'dist/src/database/migrations-runner.js'),
   ) as typeof import('../../src/database/migrations-runner');
+  const { applyRoleDefaults, sessionSettings } = require(
+    path.join(root, 'dist/src/database/session-limits.js'),
+  ) as typeof import('../../src/database/session-limits');
+  const { loadConfig } = require(
+    path.join(root, 'dist/src/config/app-config.js'),
+  ) as typeof import('../../src/config/app-config');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const { DataSource } = await import('typeorm');
   const dataSource = await new DataSource(databaseOptions(url)).initialize();
   try {
     await runMigrationsLocked(dataSource);
+    await applyRoleDefaults(dataSource, sessionSettings(loadConfig().database.limits));
   } finally {
     await dataSource.destroy();
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { prepared, PooledStatements } from '../../database/pooled-statements';
+import { Sql } from '../../database/sql';
+import { read, write } from '../../database/sql-statement';
+import type { Tx } from '../../database/transactions';
 import type { FeedFilter, NewTaskEvent, OrderEventOf, StoredEvent } from '../domain/event';
 import type { EventType } from '../domain/event-types';
 
@@ -57,34 +58,57 @@ function toEvent(row: EventRow): StoredEvent {
   return event;
 }
 
-const READ_EVENT = prepared(
-  'events.read',
-  `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.event_id = $1 AND e.sequence IS NOT NULL`,
+const INSERT_TASK_EVENTS = write(
+  `INSERT INTO events (type, task_id, customer_id, actor_id, data)
+   SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[])`,
 );
 
-const ORDER_PAGE = prepared(
-  'events.order-page',
+const READ_EVENTS = read(
+  `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.event_id = ANY ($1::uuid[]) AND e.sequence IS NOT NULL`,
+);
+
+const READ_EVENT = read(
+  `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.event_id = $1 AND e.sequence IS NOT NULL`,
+  'events.read',
+);
+
+const ORDER_PAGE = read(
   `SELECT (SELECT count(*) FROM events WHERE order_id = $1 AND sequence IS NOT NULL)::int AS total, p.*
    FROM (SELECT 1) one LEFT JOIN LATERAL (
      SELECT ${EVENT_COLUMNS} FROM events e WHERE e.order_id = $1 AND e.sequence IS NOT NULL
      ORDER BY e.sequence LIMIT $2 OFFSET $3) p ON true`,
+  'events.order-page',
 );
 
-const NUMBERING_WAIT = prepared(
-  'events.numbering-wait',
+const NUMBERING_WAIT = read(
   `SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - min(l.waitstart)), 0)::float8 AS seconds
    FROM pg_locks l
    WHERE l.locktype = 'advisory' AND NOT l.granted AND l.objsubid = 1
      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
      AND ((l.classid::bigint << 32) | l.objid::bigint) = $1`,
+  'events.numbering-wait',
 );
 
 /**
  * The feed's horizon (`events_feed_horizon()`, migration 1763800016100): the highest number given once every
  * transaction that has numbered its events has ended; every event up to it is visible from then on, or never
- * will be.
+ * will be. A write: the function takes the numbering lock in exclusive mode until its transaction ends.
  */
-const FEED_HORIZON = prepared('events.feed-horizon', 'SELECT events_feed_horizon()::text AS horizon');
+const FEED_HORIZON = write('SELECT events_feed_horizon()::text AS horizon', 'events.feed-horizon');
+
+const PURGE_OLDEST = write(
+  `WITH oldest AS (
+     SELECT event_id, occurred_at FROM events WHERE sequence IS NOT NULL ORDER BY sequence LIMIT $2
+   ), gone AS (
+     DELETE FROM events e USING oldest o
+      WHERE e.event_id = o.event_id AND o.occurred_at < now() - make_interval(days => $1)
+     RETURNING e.sequence
+   ), mark AS (
+     UPDATE event_retention SET purged_through = GREATEST(purged_through, (SELECT max(sequence) FROM gone))
+      WHERE EXISTS (SELECT 1 FROM gone)
+   )
+   SELECT count(*)::int AS deleted FROM gone`,
+);
 
 /**
  * Every statement on `events` and `event_retention`. Only numbered events (`sequence` set, at commit) are
@@ -92,49 +116,51 @@ const FEED_HORIZON = prepared('events.feed-horizon', 'SELECT events_feed_horizon
  */
 @Injectable()
 export class EventsRepository {
-  constructor(private readonly pooled: PooledStatements) {}
+  constructor(private readonly sql: Sql) {}
 
   /** Records task events in the caller's transaction (one statement). */
-  async insertTaskEvents(db: EntityManager, events: readonly NewTaskEvent[]): Promise<void> {
+  async insertTaskEvents(tx: Tx, events: readonly NewTaskEvent[]): Promise<void> {
     if (events.length === 0) return;
-    await db.query(
-      `INSERT INTO events (type, task_id, customer_id, actor_id, data)
-       SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[])`,
-      [
-        events.map((e) => e.type),
-        events.map((e) => e.taskId),
-        events.map((e) => e.customerId ?? null),
-        events.map((e) => e.actorId ?? null),
-        events.map((e) => JSON.stringify(e.data)),
-      ],
-    );
+    await tx.rowCount(INSERT_TASK_EVENTS, [
+      events.map((e) => e.type),
+      events.map((e) => e.taskId),
+      events.map((e) => e.customerId ?? null),
+      events.map((e) => e.actorId ?? null),
+      events.map((e) => JSON.stringify(e.data)),
+    ]);
   }
 
   /** The numbered events among `eventIds` (one still kept and committed), in no particular order. */
   async readMany(eventIds: readonly string[]): Promise<StoredEvent[]> {
-    const rows = await this.pooled.rows<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.event_id = ANY ($1::uuid[]) AND e.sequence IS NOT NULL`,
-      [eventIds],
-    );
+    const rows = await this.sql.rows<EventRow>(READ_EVENTS, [eventIds]);
     return rows.map(toEvent);
   }
 
   async read(eventId: string): Promise<StoredEvent | undefined> {
-    const [row] = await this.pooled.rows<EventRow>(READ_EVENT, [eventId]);
+    const [row] = await this.sql.rows<EventRow>(READ_EVENT, [eventId]);
     return row && toEvent(row);
   }
 
   /**
-   * Up to `limit` events after `after` matching `filter`, oldest first, up to the feed's horizon (its own
-   * statement first, so that the page's snapshot, taken later, sees every event up to it), with the highest
-   * sequence retention has deleted (read with the page) and the horizon.
+   * The feed's horizon (FEED_HORIZON). `tx` must be a transaction of its own that ends at once (`runAlone`):
+   * the exclusive hold on the numbering lock, which stops every commit of events, lasts as long as `tx`.
+   */
+  async feedHorizon(tx: Tx): Promise<number> {
+    const [{ horizon }] = await tx.rows<{ horizon: string }>(FEED_HORIZON);
+    return Number(horizon);
+  }
+
+  /**
+   * Up to `limit` events after `after` matching `filter`, oldest first, up to `horizon` (`feedHorizon`, read
+   * by an earlier statement, so that the page's snapshot, taken later, sees every event up to it), with the
+   * highest sequence retention has deleted (read with the page).
    */
   async feedPage(
     after: number,
     filter: FeedFilter,
     limit: number,
-  ): Promise<{ events: StoredEvent[]; purgedThrough: number; horizon: number }> {
-    const [{ horizon }] = await this.pooled.rows<{ horizon: string }>(FEED_HORIZON, []);
+    horizon: number,
+  ): Promise<{ events: StoredEvent[]; purgedThrough: number }> {
     const values: unknown[] = [after, limit, horizon];
     const where = ['e.sequence > $1', 'e.sequence <= $3'];
     if (filter.types?.length) {
@@ -151,19 +177,18 @@ export class EventsRepository {
     }
     // Unnamed, planned for its values: a generic plan cannot tell a rare type or customer (their own index)
     // from a common one (the sequence index).
-    const rows = await this.pooled.rows<EventRow & { purged_through: string }>(
-      `SELECT r.purged_through::text AS purged_through, p.*
+    const rows = await this.sql.rows<EventRow & { purged_through: string }>(
+      read(`SELECT r.purged_through::text AS purged_through, p.*
          FROM event_retention r LEFT JOIN LATERAL (
            SELECT ${EVENT_COLUMNS} FROM events e WHERE ${where.join(' AND ')}
            ORDER BY e.sequence LIMIT $2) p ON true
-         ORDER BY p.sequence::bigint`,
+         ORDER BY p.sequence::bigint`),
       values,
     );
     const first = rows[0];
     return {
       events: rows.filter((row) => row.event_id !== null).map(toEvent),
       purgedThrough: Number(first.purged_through),
-      horizon: Number(horizon),
     };
   }
 
@@ -172,7 +197,7 @@ export class EventsRepository {
     orderId: string,
     paging: { limit: number; offset: number },
   ): Promise<{ events: StoredEvent[]; total: number }> {
-    const rows = await this.pooled.rows<EventRow & { total: number }>(ORDER_PAGE, [
+    const rows = await this.sql.rows<EventRow & { total: number }>(ORDER_PAGE, [
       orderId,
       paging.limit,
       paging.offset,
@@ -189,21 +214,8 @@ export class EventsRepository {
    * oldest `limit` by sequence are looked at, so a pass reads a bounded range however many events are kept
    * (an old event behind a younger one waits for it).
    */
-  async purgeOlderThan(days: number, limit: number): Promise<number> {
-    const [row] = await this.pooled.rows<{ deleted: number }>(
-      `WITH oldest AS (
-         SELECT event_id, occurred_at FROM events WHERE sequence IS NOT NULL ORDER BY sequence LIMIT $2
-       ), gone AS (
-         DELETE FROM events e USING oldest o
-          WHERE e.event_id = o.event_id AND o.occurred_at < now() - make_interval(days => $1)
-         RETURNING e.sequence
-       ), mark AS (
-         UPDATE event_retention SET purged_through = GREATEST(purged_through, (SELECT max(sequence) FROM gone))
-          WHERE EXISTS (SELECT 1 FROM gone)
-       )
-       SELECT count(*)::int AS deleted FROM gone`,
-      [days, limit],
-    );
+  async purgeOlderThan(tx: Tx, days: number, limit: number): Promise<number> {
+    const [row] = await tx.rows<{ deleted: number }>(PURGE_OLDEST, [days, limit]);
     return row.deleted;
   }
 
@@ -212,7 +224,7 @@ export class EventsRepository {
    * horizon waiting for transactions committing numbered events, or writers waiting behind it.
    */
   async numberingWaitSeconds(): Promise<number> {
-    const [row] = await this.pooled.rows<{ seconds: number }>(NUMBERING_WAIT, [EVENT_NUMBERING_LOCK]);
+    const [row] = await this.sql.rows<{ seconds: number }>(NUMBERING_WAIT, [EVENT_NUMBERING_LOCK]);
     return row.seconds;
   }
 }

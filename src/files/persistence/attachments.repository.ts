@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { PooledStatements } from '../../database/pooled-statements';
+import { Sql } from '../../database/sql';
+import { read, write } from '../../database/sql-statement';
+import type { Tx } from '../../database/transactions';
 import type { Attachment, FileOwner, ReceivedFile } from '../domain/attachment';
 import type { FileType } from '../domain/file-type';
 
 /**
  * Every statement on `attachments`: services hold rules and transactions, this holds SQL. Writes take the
- * `EntityManager` of the caller's transaction; reads are pooled statements.
+ * caller's transaction; reads go through `Sql`.
  */
 
 interface AttachmentRow {
@@ -53,6 +54,27 @@ function toAttachment(row: AttachmentRow): Attachment {
   return attachment;
 }
 
+const INSERT = write(
+  `INSERT INTO attachments (order_id, avatar_of, file_name, declared_type, content_type, size, sha256,
+     description, blob_key, uploaded_by)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+   RETURNING ${COLUMNS}`,
+);
+const ORDER_PAGE = read(
+  `SELECT (SELECT count(*) FROM attachments WHERE order_id = $1)::bigint AS total,
+     COALESCE((SELECT json_agg(p ORDER BY p.uploaded_at, p.attachment_id)
+       FROM (SELECT ${JSON_COLUMNS} FROM attachments WHERE order_id = $1
+             ORDER BY uploaded_at, attachment_id LIMIT $2 OFFSET $3) p), '[]'::json) AS attachments`,
+);
+const FIND_OF_ORDER = read(`SELECT ${COLUMNS} FROM attachments WHERE order_id = $1 AND attachment_id = $2`);
+const DELETE_OF_ORDER = write(
+  'DELETE FROM attachments WHERE order_id = $1 AND attachment_id = $2 RETURNING blob_key',
+);
+const DELETE_ALL_OF_ORDER = write('DELETE FROM attachments WHERE order_id = $1 RETURNING blob_key');
+const FIND_AVATAR = read(`SELECT ${COLUMNS} FROM attachments WHERE avatar_of = $1`);
+const DELETE_AVATAR = write('DELETE FROM attachments WHERE avatar_of = $1 RETURNING blob_key');
+const LOCK_AVATAR = write("SELECT pg_advisory_xact_lock(hashtextextended('avatar:' || $1, 0))");
+
 /** SQLSTATE of a foreign key violation: the owner (order or user) is gone. */
 const FOREIGN_KEY_VIOLATION = '23503';
 
@@ -64,33 +86,27 @@ export function isMissingOwner(error: unknown): boolean {
 
 @Injectable()
 export class AttachmentsRepository {
-  constructor(private readonly statements: PooledStatements) {}
+  constructor(private readonly sql: Sql) {}
 
   /** Stores the metadata of a received file for its owner. A vanished owner fails (see `isMissingOwner`). */
   async insert(
-    db: EntityManager,
+    tx: Tx,
     owner: FileOwner,
     file: ReceivedFile,
     meta: { description?: string; uploadedBy: string },
   ): Promise<Attachment> {
-    const rows = (await db.query(
-      `INSERT INTO attachments (order_id, avatar_of, file_name, declared_type, content_type, size, sha256,
-         description, blob_key, uploaded_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       RETURNING ${COLUMNS}`,
-      [
-        'orderId' in owner ? owner.orderId : null,
-        'avatarOf' in owner ? owner.avatarOf : null,
-        file.fileName,
-        file.declaredType ?? null,
-        file.contentType,
-        file.size,
-        file.sha256,
-        meta.description ?? null,
-        file.blobKey,
-        meta.uploadedBy,
-      ],
-    )) as AttachmentRow[];
+    const rows = await tx.rows<AttachmentRow>(INSERT, [
+      'orderId' in owner ? owner.orderId : null,
+      'avatarOf' in owner ? owner.avatarOf : null,
+      file.fileName,
+      file.declaredType ?? null,
+      file.contentType,
+      file.size,
+      file.sha256,
+      meta.description ?? null,
+      file.blobKey,
+      meta.uploadedBy,
+    ]);
     return toAttachment(rows[0]);
   }
 
@@ -99,54 +115,39 @@ export class AttachmentsRepository {
     orderId: string,
     paging: { limit: number; offset: number },
   ): Promise<{ attachments: Attachment[]; total: number }> {
-    const [row] = await this.statements.rows<{ total: string; attachments: AttachmentRow[] }>(
-      `SELECT (SELECT count(*) FROM attachments WHERE order_id = $1)::bigint AS total,
-         COALESCE((SELECT json_agg(p ORDER BY p.uploaded_at, p.attachment_id)
-           FROM (SELECT ${JSON_COLUMNS} FROM attachments WHERE order_id = $1
-                 ORDER BY uploaded_at, attachment_id LIMIT $2 OFFSET $3) p), '[]'::json) AS attachments`,
-      [orderId, paging.limit, paging.offset],
-    );
+    const [row] = await this.sql.rows<{ total: string; attachments: AttachmentRow[] }>(ORDER_PAGE, [
+      orderId,
+      paging.limit,
+      paging.offset,
+    ]);
     return { attachments: row.attachments.map(toAttachment), total: Number(row.total) };
   }
 
   async findOfOrder(orderId: string, attachmentId: string): Promise<Attachment | undefined> {
-    const rows = await this.statements.rows<AttachmentRow>(
-      `SELECT ${COLUMNS} FROM attachments WHERE order_id = $1 AND attachment_id = $2`,
-      [orderId, attachmentId],
-    );
+    const rows = await this.sql.rows<AttachmentRow>(FIND_OF_ORDER, [orderId, attachmentId]);
     return rows[0] ? toAttachment(rows[0]) : undefined;
   }
 
   /** Deletes one attachment of an order; its blob key, or undefined when the order has no such attachment. */
-  async deleteOfOrder(db: EntityManager, orderId: string, attachmentId: string): Promise<string | undefined> {
-    const [rows] = (await db.query(
-      'DELETE FROM attachments WHERE order_id = $1 AND attachment_id = $2 RETURNING blob_key',
-      [orderId, attachmentId],
-    )) as [Array<{ blob_key: string }>, number];
+  async deleteOfOrder(tx: Tx, orderId: string, attachmentId: string): Promise<string | undefined> {
+    const rows = await tx.rows<{ blob_key: string }>(DELETE_OF_ORDER, [orderId, attachmentId]);
     return rows[0]?.blob_key;
   }
 
   /** Deletes every attachment of an order; their blob keys. */
-  async deleteAllOfOrder(db: EntityManager, orderId: string): Promise<string[]> {
-    const [rows] = (await db.query('DELETE FROM attachments WHERE order_id = $1 RETURNING blob_key', [
-      orderId,
-    ])) as [Array<{ blob_key: string }>, number];
+  async deleteAllOfOrder(tx: Tx, orderId: string): Promise<string[]> {
+    const rows = await tx.rows<{ blob_key: string }>(DELETE_ALL_OF_ORDER, [orderId]);
     return rows.map((row) => row.blob_key);
   }
 
   async findAvatar(userId: string): Promise<Attachment | undefined> {
-    const rows = await this.statements.rows<AttachmentRow>(
-      `SELECT ${COLUMNS} FROM attachments WHERE avatar_of = $1`,
-      [userId],
-    );
+    const rows = await this.sql.rows<AttachmentRow>(FIND_AVATAR, [userId]);
     return rows[0] ? toAttachment(rows[0]) : undefined;
   }
 
   /** Deletes a user's avatar; its blob key, or undefined when there is none. */
-  async deleteAvatar(db: EntityManager, userId: string): Promise<string | undefined> {
-    const [rows] = (await db.query('DELETE FROM attachments WHERE avatar_of = $1 RETURNING blob_key', [
-      userId,
-    ])) as [Array<{ blob_key: string }>, number];
+  async deleteAvatar(tx: Tx, userId: string): Promise<string | undefined> {
+    const rows = await tx.rows<{ blob_key: string }>(DELETE_AVATAR, [userId]);
     return rows[0]?.blob_key;
   }
 
@@ -154,7 +155,7 @@ export class AttachmentsRepository {
    * Serializes changes of one user's avatar until the transaction ends: two uploads at once must not both
    * find no avatar and both insert one (the second would break the one-avatar constraint).
    */
-  async lockAvatar(db: EntityManager, userId: string): Promise<void> {
-    await db.query("SELECT pg_advisory_xact_lock(hashtextextended('avatar:' || $1, 0))", [userId]);
+  async lockAvatar(tx: Tx, userId: string): Promise<void> {
+    await tx.rows(LOCK_AVATAR, [userId]);
   }
 }

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import type { DeliveryAddress, Order, OrderBody, OrderFieldChanges, PricedLine } from '../domain/order';
 import { fieldsOf, ORDER_FIELDS, OrderBodyVersion } from '../domain/order-fields';
 import type { OrderFilter, OrderScope, SortKey } from '../domain/order-list-criteria';
 import type { OrderTimestampField } from '../domain/order-state-machine';
-import { prepared, PooledStatements, StatementVariants } from '../../database/pooled-statements';
+import { Sql } from '../../database/sql';
+import { read, StatementVariants, write } from '../../database/sql-statement';
+import type { Tx } from '../../database/transactions';
 import { OrderEvent } from '../../events/event-recorder.service';
 import { ORDER_SQL } from './order-json.sql';
 import { keysetPageStatement, offsetPageStatement, PageWindow } from './order-list.sql';
@@ -16,8 +17,7 @@ import { keysetPageStatement, offsetPageStatement, PageWindow } from './order-li
  * Orders are read in two forms, both generated from the declaration of their fields (order-json.sql.ts):
  * the body the API serves, as JSON text (`OrderBody`), and the model the services' rules judge (`Order`).
  * Every write returns the body of the order it wrote, rendered in the same statement. Write methods take
- * the `EntityManager` of the caller's transaction; the reads run on the pool directly (`PooledStatements`),
- * prepared where their text is fixed.
+ * the caller's transaction (`Tx`); the reads run through `Sql`, prepared where their text is fixed.
  */
 
 /** A row holding the model of one order in its column `order`. */
@@ -36,25 +36,30 @@ function perVersion<T>(statement: (version: OrderBodyVersion) => T): Record<Orde
 }
 
 const READ_BODY = perVersion((version) =>
-  prepared(
-    `orders.read-${version}`,
+  read(
     `SELECT ${ORDER_SQL.bodyColumns(version)} FROM orders o WHERE o.order_id = $1`,
+    `orders.read-${version}`,
   ),
 );
 const READ_LATEST_BODY = perVersion((version) =>
-  prepared(
-    `orders.read-latest-${version}`,
+  read(
     `SELECT ${ORDER_SQL.bodyColumns(version)} FROM orders o WHERE o.customer_id = $1
      ORDER BY o.created_at DESC, o.order_id DESC LIMIT 1`,
+    `orders.read-latest-${version}`,
   ),
 );
 const BODY_JSON = perVersion((version) => ORDER_SQL.body(version));
 const SELECT_RECORD = `SELECT ${ORDER_SQL.record()} AS "order" FROM orders o`;
-const READ_RECORD = prepared('orders.read-record', `${SELECT_RECORD} WHERE o.order_id = $1`);
-const READ_CUSTOMER = prepared(
-  'orders.read-customer',
+const READ_RECORD = read(`${SELECT_RECORD} WHERE o.order_id = $1`, 'orders.read-record');
+const READ_CUSTOMER = read(
   'SELECT customer_id AS "customerId" FROM orders WHERE order_id = $1',
+  'orders.read-customer',
 );
+/** Locks orders in order-id order (concurrent batches take their locks alike, so they never deadlock). */
+const LOCK_ORDERS = write(
+  'SELECT order_id FROM orders WHERE order_id = ANY($1::uuid[]) ORDER BY order_id FOR UPDATE',
+);
+const READ_RECORDS = read(`${SELECT_RECORD} WHERE o.order_id = ANY($1::uuid[])`);
 
 /**
  * A customer's pages, prepared: every variant scans that customer's range of the listing index behind its
@@ -68,28 +73,30 @@ const CUSTOMER_PAGES = perVersion((version) => new StatementVariants(`orders.cus
 const LINE_ORDER = ORDER_FIELDS.items.orderBy.map((column) => `i.${column}`).join(', ');
 
 /** An order's lines as the items endpoints serve them, a page at a time, with the order's customer. */
-const READ_LINES_PAGE = prepared(
-  'orders.read-lines-page',
+const READ_LINES_PAGE = read(
   `SELECT o.customer_id AS "customerId",
      (SELECT count(*) FROM order_items WHERE order_id = o.order_id)::int AS total,
      '[' || COALESCE((SELECT string_agg(${ORDER_SQL.line()}, ',' ORDER BY ${LINE_ORDER})
        FROM (SELECT * FROM order_items i WHERE i.order_id = o.order_id ORDER BY ${LINE_ORDER}
              LIMIT $2 OFFSET $3) i), '') || ']' AS content
    FROM orders o WHERE o.order_id = $1`,
+  'orders.read-lines-page',
 );
-const READ_LINE = prepared(
-  'orders.read-line',
+const READ_LINE = read(
   `SELECT o.customer_id AS "customerId",
      (SELECT ${ORDER_SQL.line()} FROM order_items i WHERE i.order_id = o.order_id AND i.item_id = $2) AS line
    FROM orders o WHERE o.order_id = $1`,
+  'orders.read-line',
 );
+
+const DELETE_LINES = write('DELETE FROM order_items WHERE order_id = $1');
+const DELETE_LINE = write('DELETE FROM order_items WHERE order_id = $1 AND item_id = $2');
 
 /**
  * Inserts an order with its lines and total, records its event (type and actor $9, $10) and returns its v1
  * body, in one statement (see `insert`).
  */
-const INSERT_ORDER = prepared(
-  'orders.insert',
+const INSERT_ORDER = write(
   `
   WITH lines AS (
     SELECT * FROM unnest($5::uuid[], $6::text[], $7::numeric[], $8::int[])
@@ -109,6 +116,7 @@ const INSERT_ORDER = prepared(
     ${OrderEvent.sql('body', 9)}
   )
   SELECT * FROM body`,
+  'orders.insert',
 );
 
 export interface NewOrder {
@@ -156,29 +164,29 @@ function changeSet(
 
 @Injectable()
 export class OrdersRepository {
-  constructor(private readonly pooled: PooledStatements) {}
+  constructor(private readonly sql: Sql) {}
 
   /** An order's body as `version` serves it. */
   async readBody(orderId: string, version: OrderBodyVersion): Promise<OrderBody | undefined> {
-    const [row] = await this.pooled.rows<OrderBody>(READ_BODY[version], [orderId]);
+    const [row] = await this.sql.rows<OrderBody>(READ_BODY[version], [orderId]);
     return row;
   }
 
   /** The customer's most recent order (the `latest` alias), as `version` serves it. */
   async readLatestBody(customerId: string, version: OrderBodyVersion): Promise<OrderBody | undefined> {
-    const [row] = await this.pooled.rows<OrderBody>(READ_LATEST_BODY[version], [customerId]);
+    const [row] = await this.sql.rows<OrderBody>(READ_LATEST_BODY[version], [customerId]);
     return row;
   }
 
   /** The customer an order belongs to; undefined when there is no such order. */
   async readCustomerId(orderId: string): Promise<string | undefined> {
-    const [row] = await this.pooled.rows<{ customerId: string }>(READ_CUSTOMER, [orderId]);
+    const [row] = await this.sql.rows<{ customerId: string }>(READ_CUSTOMER, [orderId]);
     return row?.customerId;
   }
 
   /** An order as the model holds it. */
   async read(orderId: string): Promise<Order | undefined> {
-    const [row] = await this.pooled.rows<OrderRecordRow>(READ_RECORD, [orderId]);
+    const [row] = await this.sql.rows<OrderRecordRow>(READ_RECORD, [orderId]);
     return row ? ORDER_SQL.toOrder(row.order) : undefined;
   }
 
@@ -188,8 +196,8 @@ export class OrdersRepository {
    * the rest (the order's lines) as of its start, so one statement would miss the lines the previous holder
    * of the lock added, and a confirm would reserve stock for the lines it saw.
    */
-  async readForUpdate(db: EntityManager, orderId: string): Promise<Order | undefined> {
-    const [order] = await this.readManyForUpdate(db, [orderId]);
+  async readForUpdate(tx: Tx, orderId: string): Promise<Order | undefined> {
+    const [order] = await this.readManyForUpdate(tx, [orderId]);
     return order;
   }
 
@@ -198,15 +206,10 @@ export class OrdersRepository {
    * take their locks in the same order, so they never deadlock), then reads them with their items in a
    * second one: its snapshot is taken after the locks, so it sees every change committed before them.
    */
-  async readManyForUpdate(db: EntityManager, orderIds: readonly string[]): Promise<Order[]> {
-    const locked: Array<{ order_id: string }> = await db.query(
-      'SELECT order_id FROM orders WHERE order_id = ANY($1::uuid[]) ORDER BY order_id FOR UPDATE',
-      [orderIds],
-    );
+  async readManyForUpdate(tx: Tx, orderIds: readonly string[]): Promise<Order[]> {
+    const locked = await tx.rows<{ order_id: string }>(LOCK_ORDERS, [orderIds]);
     if (locked.length === 0) return [];
-    const rows: OrderRecordRow[] = await db.query(`${SELECT_RECORD} WHERE o.order_id = ANY($1::uuid[])`, [
-      locked.map((r) => r.order_id),
-    ]);
+    const rows = await tx.rows<OrderRecordRow>(READ_RECORDS, [locked.map((r) => r.order_id)]);
     return rows.map((r) => ORDER_SQL.toOrder(r.order));
   }
 
@@ -222,8 +225,8 @@ export class OrdersRepository {
     version: OrderBodyVersion,
   ): Promise<{ contentJson: string; total: number }> {
     const { sql, values } = offsetPageStatement(filter, scope, sort, window, BODY_JSON[version]);
-    const [row] = await this.pooled.rows<{ total: string; content: string }>(
-      scope.customerId ? CUSTOMER_PAGES[version].of(sql) : sql,
+    const [row] = await this.sql.rows<{ total: string; content: string }>(
+      scope.customerId ? CUSTOMER_PAGES[version].of(sql) : read(sql),
       values,
     );
     return { contentJson: row.content, total: Number(row.total) };
@@ -241,8 +244,8 @@ export class OrdersRepository {
     version: OrderBodyVersion,
   ): Promise<{ bodies: string[]; keys: string[][] }> {
     const { sql, values } = keysetPageStatement(filter, scope, sort, window, BODY_JSON[version]);
-    const rows = await this.pooled.rows<Record<string, string>>(
-      scope.customerId ? CUSTOMER_PAGES[version].of(sql) : sql,
+    const rows = await this.sql.rows<Record<string, string>>(
+      scope.customerId ? CUSTOMER_PAGES[version].of(sql) : read(sql),
       values,
     );
     const keyNames = Array.from({ length: sort.length + 1 }, (_, i) => `k${i}`);
@@ -258,13 +261,8 @@ export class OrdersRepository {
    * (`created_at` is the clock time of each row); the total is the sum of the frozen prices, computed by
    * PostgreSQL in `numeric`. The order's `event` is recorded by the same statement.
    */
-  async insert(
-    db: EntityManager,
-    order: NewOrder,
-    lines: readonly PricedLine[],
-    event: OrderEvent,
-  ): Promise<OrderBody> {
-    const [body] = await this.pooled.rowsIn<OrderBody>(db, INSERT_ORDER, [
+  async insert(tx: Tx, order: NewOrder, lines: readonly PricedLine[], event: OrderEvent): Promise<OrderBody> {
+    const [body] = await tx.rows<OrderBody>(INSERT_ORDER, [
       order.customerId,
       order.deliveryAddress?.streetName ?? null,
       order.deliveryAddress?.zipCode ?? null,
@@ -285,15 +283,15 @@ export class OrdersRepository {
    * stamps the orders in line order. Resolves to the order ids in line order.
    */
   async insertSingleLineOrders(
-    db: EntityManager,
+    tx: Tx,
     customerId: string,
     lines: readonly PricedLine[],
     deliveryAddress: DeliveryAddress | undefined,
     event: OrderEvent,
   ): Promise<string[]> {
     const orderIds = lines.map(() => randomUUID());
-    await db.query(
-      `WITH line AS (
+    await tx.rowCount(
+      write(`WITH line AS (
          SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::numeric[], $6::int[]) WITH ORDINALITY
            AS l(order_id, product_id, product_name, unit_price, quantity, position)),
        new_order AS (
@@ -305,7 +303,7 @@ export class OrdersRepository {
          SELECT order_id, product_id, product_name, unit_price, quantity FROM line ORDER BY position
          RETURNING *),
        body AS (SELECT ${ORDER_SQL.bodyColumns('v1', 'new_items')} FROM new_order o ORDER BY o.created_at)
-       ${OrderEvent.sql('body', 9)}`,
+       ${OrderEvent.sql('body', 9)}`),
       [
         customerId,
         orderIds,
@@ -327,18 +325,18 @@ export class OrdersRepository {
    * endpoints serve them. The total is recomputed by `save`.
    */
   async insertLines(
-    db: EntityManager,
+    tx: Tx,
     orderId: string,
     lines: readonly PricedLine[],
   ): Promise<Array<{ itemId: string; json: string }>> {
     if (lines.length === 0) return [];
-    return (await db.query(
-      `INSERT INTO order_items AS i (order_id, product_id, product_name, unit_price, quantity)
+    return tx.rows<{ itemId: string; json: string }>(
+      write(`INSERT INTO order_items AS i (order_id, product_id, product_name, unit_price, quantity)
        SELECT $1, l.product_id, l.product_name, l.unit_price, l.quantity
        FROM unnest($2::uuid[], $3::text[], $4::numeric[], $5::int[]) WITH ORDINALITY
          AS l(product_id, product_name, unit_price, quantity, position)
        ORDER BY l.position
-       RETURNING i.item_id AS "itemId", ${ORDER_SQL.line()} AS "json"`,
+       RETURNING i.item_id AS "itemId", ${ORDER_SQL.line()} AS "json"`),
       [
         orderId,
         lines.map((l) => l.productId),
@@ -346,31 +344,26 @@ export class OrdersRepository {
         lines.map((l) => l.unitPrice),
         lines.map((l) => l.quantity),
       ],
-    )) as Array<{ itemId: string; json: string }>;
+    );
   }
 
   /** Replaces all lines of an order. */
-  async replaceLines(db: EntityManager, orderId: string, lines: readonly PricedLine[]): Promise<void> {
-    await db.query('DELETE FROM order_items WHERE order_id = $1', [orderId]);
-    await this.insertLines(db, orderId, lines);
+  async replaceLines(tx: Tx, orderId: string, lines: readonly PricedLine[]): Promise<void> {
+    await tx.rowCount(DELETE_LINES, [orderId]);
+    await this.insertLines(tx, orderId, lines);
   }
 
   /** Removes a line; false when the order has no such line. */
-  async deleteLine(db: EntityManager, orderId: string, itemId: string): Promise<boolean> {
-    // TypeORM answers a DELETE with [rows, affected row count].
-    const [, affected] = (await db.query('DELETE FROM order_items WHERE order_id = $1 AND item_id = $2', [
-      orderId,
-      itemId,
-    ])) as [unknown[], number];
-    return affected > 0;
+  async deleteLine(tx: Tx, orderId: string, itemId: string): Promise<boolean> {
+    return (await tx.rowCount(DELETE_LINE, [orderId, itemId])) > 0;
   }
 
   /** Deletes an order and records its `event` with the order as it was, in one statement. */
-  async delete(db: EntityManager, orderId: string, event: OrderEvent): Promise<void> {
-    await db.query(
-      `WITH gone AS (SELECT ${ORDER_SQL.bodyColumns('v1')} FROM orders o WHERE o.order_id = $1),
+  async delete(tx: Tx, orderId: string, event: OrderEvent): Promise<void> {
+    await tx.rowCount(
+      write(`WITH gone AS (SELECT ${ORDER_SQL.bodyColumns('v1')} FROM orders o WHERE o.order_id = $1),
        recorded AS (${OrderEvent.sql('gone', 2)})
-       DELETE FROM orders WHERE order_id = $1`,
+       DELETE FROM orders WHERE order_id = $1`),
       [orderId, ...event.values()],
     );
     event.recorded(1);
@@ -381,7 +374,7 @@ export class OrdersRepository {
    * same statement from the row it wrote (`changeSet`): the event's data is that body.
    */
   async save(
-    db: EntityManager,
+    tx: Tx,
     orderId: string,
     changes: OrderFieldChanges,
     stamp: OrderTimestampField | undefined,
@@ -389,13 +382,13 @@ export class OrdersRepository {
   ): Promise<OrderBody> {
     const values: unknown[] = [orderId];
     const set = changeSet(changes, stamp, values);
-    const [row] = (await db.query(
-      `WITH changed AS (UPDATE orders SET ${set} WHERE order_id = $1 RETURNING *),
+    const [row] = await tx.rows<OrderBody>(
+      write(`WITH changed AS (UPDATE orders SET ${set} WHERE order_id = $1 RETURNING *),
        body AS (SELECT ${ORDER_SQL.bodyColumns('v1')} FROM changed o),
        recorded AS (${OrderEvent.sql('body', values.length + 1)})
-       SELECT * FROM body`,
+       SELECT * FROM body`),
       [...values, ...event.values()],
-    )) as OrderBody[];
+    );
     event.recorded(1);
     return row;
   }
@@ -405,7 +398,7 @@ export class OrdersRepository {
    * `event` for each (the batch confirm). Resolves to the number of orders changed.
    */
   async saveMany(
-    db: EntityManager,
+    tx: Tx,
     orderIds: readonly string[],
     changes: OrderFieldChanges,
     stamp: OrderTimestampField | undefined,
@@ -414,13 +407,13 @@ export class OrdersRepository {
     if (orderIds.length === 0) return 0;
     const values: unknown[] = [orderIds];
     const set = changeSet(changes, stamp, values);
-    const [{ changed }] = (await db.query(
-      `WITH changed AS (UPDATE orders SET ${set} WHERE order_id = ANY($1::uuid[]) RETURNING *),
+    const [{ changed }] = await tx.rows<{ changed: number }>(
+      write(`WITH changed AS (UPDATE orders SET ${set} WHERE order_id = ANY($1::uuid[]) RETURNING *),
        body AS (SELECT ${ORDER_SQL.bodyColumns('v1')} FROM changed o ORDER BY o.order_id),
        recorded AS (${OrderEvent.sql('body', values.length + 1)})
-       SELECT count(*)::int AS changed FROM body`,
+       SELECT count(*)::int AS changed FROM body`),
       [...values, ...event.values()],
-    )) as Array<{ changed: number }>;
+    );
     event.recorded(changed);
     return changed;
   }
@@ -433,7 +426,7 @@ export class OrdersRepository {
     orderId: string,
     paging: { limit: number; offset: number },
   ): Promise<{ customerId: string; contentJson: string; total: number } | undefined> {
-    const [row] = await this.pooled.rows<{ customerId: string; total: number; content: string }>(
+    const [row] = await this.sql.rows<{ customerId: string; total: number; content: string }>(
       READ_LINES_PAGE,
       [orderId, paging.limit, paging.offset],
     );
@@ -448,7 +441,7 @@ export class OrdersRepository {
     orderId: string,
     itemId: string,
   ): Promise<{ customerId: string; json: string | null } | undefined> {
-    const [row] = await this.pooled.rows<{ customerId: string; line: string | null }>(READ_LINE, [
+    const [row] = await this.sql.rows<{ customerId: string; line: string | null }>(READ_LINE, [
       orderId,
       itemId,
     ]);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { PooledStatements } from '../../database/pooled-statements';
+import { Sql } from '../../database/sql';
+import { read, write } from '../../database/sql-statement';
+import type { Tx } from '../../database/transactions';
 import type { ReportBody } from '../domain/report';
 import type {
   Task,
@@ -52,12 +53,65 @@ function toTask(row: TaskRow): Task {
 
 const UNFINISHED = "status IN ('PENDING', 'PROCESSING')";
 
-/** TypeORM answers UPDATE and DELETE statements with the RETURNING rows and the affected row count. */
-type UpdateResult<R> = [R[], number];
+const INSERT_TASK = write(
+  'INSERT INTO tasks (type, owner_id, parameters, traceparent) VALUES ($1, $2, $3, $4) RETURNING *',
+);
+const READ_TASK = read('SELECT * FROM tasks WHERE task_id = $1');
+const MARK_QUEUED = write('UPDATE tasks SET job_id = $2, queued_at = now() WHERE task_id = $1');
+const START = write(
+  `UPDATE tasks SET status = 'PROCESSING', attempts = attempts + 1, started_at = COALESCE(started_at, now()),
+     updated_at = now()
+   WHERE task_id = $1 AND ${UNFINISHED} RETURNING *`,
+);
+const PROGRESS = write(
+  `UPDATE tasks SET progress = GREATEST(progress, $2), updated_at = now()
+   WHERE task_id = $1 AND status = 'PROCESSING'`,
+);
+const COMPLETE = write(
+  `UPDATE tasks SET status = 'COMPLETED', progress = 100, result_kind = $2, result_id = $3,
+     completed_at = now(), updated_at = now()
+   WHERE task_id = $1 AND status = 'PROCESSING' RETURNING *`,
+);
+const FAIL = write(
+  `UPDATE tasks SET status = 'FAILED', error_code = $2, error_args = $3, completed_at = now(),
+     updated_at = now()
+   WHERE task_id = $1 AND ${UNFINISHED} RETURNING *`,
+);
+const CANCEL = write(
+  `UPDATE tasks SET status = 'CANCELLED', updated_at = now() WHERE task_id = $1 AND ${UNFINISHED}
+   RETURNING *`,
+);
+const NEVER_QUEUED = read(
+  `SELECT * FROM tasks WHERE ${UNFINISHED} AND job_id IS NULL ORDER BY created_at LIMIT $1`,
+);
+const QUIET_UNFINISHED = read(
+  `SELECT * FROM tasks WHERE ${UNFINISHED}
+     AND GREATEST(created_at, queued_at, updated_at) < now() - make_interval(secs => $1)
+   ORDER BY created_at LIMIT $2`,
+);
+const INSERT_REPORT = write(
+  'INSERT INTO reports (task_id, owner_id, body) VALUES ($1, $2, $3) RETURNING report_id',
+);
+const READ_REPORT = read('SELECT * FROM reports WHERE report_id = $1');
+const INSERT_EXPORT = write(
+  `INSERT INTO exports (task_id, owner_id, customer_id, format, file_name, content_type, blob_key, size, sha256)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING export_id`,
+);
+const READ_EXPORT = read('SELECT * FROM exports WHERE export_id = $1');
+const DELETE_FINISHED_BEFORE = write(
+  `WITH expired AS (
+     SELECT task_id FROM tasks
+     WHERE status IN ('COMPLETED', 'FAILED', 'CANCELLED')
+       AND COALESCE(completed_at, updated_at) < now() - make_interval(hours => 24 * $1)
+     ORDER BY COALESCE(completed_at, updated_at) LIMIT $2
+     FOR UPDATE SKIP LOCKED),
+   files AS (SELECT e.blob_key FROM exports e JOIN expired USING (task_id)),
+   gone AS (DELETE FROM tasks t USING expired WHERE t.task_id = expired.task_id RETURNING t.task_id)
+   SELECT NULL AS blob_key FROM gone UNION ALL SELECT blob_key FROM files`,
+);
 
 /** The task an ending UPDATE … RETURNING moved, if it moved one. */
-function ended(result: unknown): Task | undefined {
-  const [rows] = result as UpdateResult<TaskRow>;
+function ended(rows: TaskRow[]): Task | undefined {
   return rows[0] ? toTask(rows[0]) : undefined;
 }
 
@@ -82,140 +136,89 @@ export interface StoredExport {
 /**
  * Every statement on `tasks`, `reports` and `exports`. State changes are single conditional updates, so a
  * cancel, a worker and the reconciler racing on one task cannot both win: each moves it only from the
- * states it expects, and the loser sees no row.
+ * states it expects, and the loser sees no row. Writes take the caller's transaction.
  */
 @Injectable()
 export class TasksRepository {
-  constructor(private readonly statements: PooledStatements) {}
+  constructor(private readonly sql: Sql) {}
 
-  /** A new PENDING task, in the caller's transaction. */
+  /** A new PENDING task. */
   async insert<T extends TaskType>(
-    db: EntityManager,
+    tx: Tx,
     type: T,
     ownerId: string,
     parameters: TaskParametersByType[T],
     traceparent: string | undefined,
   ): Promise<Task<T>> {
-    const rows = (await db.query(
-      'INSERT INTO tasks (type, owner_id, parameters, traceparent) VALUES ($1, $2, $3, $4) RETURNING *',
-      [type, ownerId, JSON.stringify(parameters), traceparent ?? null],
-    )) as TaskRow[];
+    const rows = await tx.rows<TaskRow>(INSERT_TASK, [
+      type,
+      ownerId,
+      JSON.stringify(parameters),
+      traceparent ?? null,
+    ]);
     return toTask(rows[0]) as Task<T>;
   }
 
   async read(taskId: string): Promise<Task | undefined> {
-    const rows = await this.statements.rows<TaskRow>('SELECT * FROM tasks WHERE task_id = $1', [taskId]);
+    const rows = await this.sql.rows<TaskRow>(READ_TASK, [taskId]);
     return rows[0] ? toTask(rows[0]) : undefined;
   }
 
   /** The job carrying the task reached the queue. */
-  async markQueued(taskId: string, jobId: string): Promise<void> {
-    await this.statements.rowCount('UPDATE tasks SET job_id = $2, queued_at = now() WHERE task_id = $1', [
-      taskId,
-      jobId,
-    ]);
+  async markQueued(tx: Tx, taskId: string, jobId: string): Promise<void> {
+    await tx.rowCount(MARK_QUEUED, [taskId, jobId]);
   }
 
   /** A run begins: PENDING (or a PROCESSING run taken over) becomes PROCESSING; undefined if it ended meanwhile. */
-  async start(taskId: string): Promise<Task | undefined> {
-    const rows = await this.statements.rows<TaskRow>(
-      `UPDATE tasks SET status = 'PROCESSING', attempts = attempts + 1, started_at = COALESCE(started_at, now()),
-         updated_at = now()
-       WHERE task_id = $1 AND ${UNFINISHED} RETURNING *`,
-      [taskId],
-    );
+  async start(tx: Tx, taskId: string): Promise<Task | undefined> {
+    const rows = await tx.rows<TaskRow>(START, [taskId]);
     return rows[0] ? toTask(rows[0]) : undefined;
   }
 
   /** Records progress (never lowering it); false when the task is no longer PROCESSING (cancelled). */
-  async progress(taskId: string, percent: number): Promise<boolean> {
-    const updated = await this.statements.rowCount(
-      `UPDATE tasks SET progress = GREATEST(progress, $2), updated_at = now()
-       WHERE task_id = $1 AND status = 'PROCESSING'`,
-      [taskId, percent],
-    );
-    return updated === 1;
+  async progress(tx: Tx, taskId: string, percent: number): Promise<boolean> {
+    return (await tx.rowCount(PROGRESS, [taskId, percent])) === 1;
   }
 
-  /**
-   * COMPLETED with its result, in the caller's transaction (TaskEndings); undefined when it is no longer
-   * PROCESSING.
-   */
-  async complete(db: EntityManager, taskId: string, result: TaskResultRef): Promise<Task | undefined> {
-    return ended(
-      await db.query(
-        `UPDATE tasks SET status = 'COMPLETED', progress = 100, result_kind = $2, result_id = $3,
-           completed_at = now(), updated_at = now()
-         WHERE task_id = $1 AND status = 'PROCESSING' RETURNING *`,
-        [taskId, result.kind, result.id],
-      ),
-    );
+  /** COMPLETED with its result (TaskEndings); undefined when it is no longer PROCESSING. */
+  async complete(tx: Tx, taskId: string, result: TaskResultRef): Promise<Task | undefined> {
+    return ended(await tx.rows<TaskRow>(COMPLETE, [taskId, result.kind, result.id]));
   }
 
-  /**
-   * FAILED with the stored error, in the caller's transaction (TaskEndings); undefined when it had already
-   * ended (cancelled, completed).
-   */
-  async fail(db: EntityManager, taskId: string, error: TaskError): Promise<Task | undefined> {
-    return ended(
-      await db.query(
-        `UPDATE tasks SET status = 'FAILED', error_code = $2, error_args = $3, completed_at = now(),
-           updated_at = now()
-         WHERE task_id = $1 AND ${UNFINISHED} RETURNING *`,
-        [taskId, error.code, JSON.stringify(error.args)],
-      ),
-    );
+  /** FAILED with the stored error (TaskEndings); undefined when it had already ended (cancelled, completed). */
+  async fail(tx: Tx, taskId: string, error: TaskError): Promise<Task | undefined> {
+    return ended(await tx.rows<TaskRow>(FAIL, [taskId, error.code, JSON.stringify(error.args)]));
   }
 
-  /**
-   * CANCELLED if it was still PENDING or PROCESSING, in the caller's transaction (TaskEndings); undefined
-   * otherwise.
-   */
-  async cancel(db: EntityManager, taskId: string): Promise<Task | undefined> {
-    return ended(
-      await db.query(
-        `UPDATE tasks SET status = 'CANCELLED', updated_at = now() WHERE task_id = $1 AND ${UNFINISHED}
-         RETURNING *`,
-        [taskId],
-      ),
-    );
+  /** CANCELLED if it was still PENDING or PROCESSING (TaskEndings); undefined otherwise. */
+  async cancel(tx: Tx, taskId: string): Promise<Task | undefined> {
+    return ended(await tx.rows<TaskRow>(CANCEL, [taskId]));
   }
 
   /** Tasks whose job never reached the queue (it was down when they were accepted), oldest first. */
   async neverQueued(limit: number): Promise<Task[]> {
-    const rows = await this.statements.rows<TaskRow>(
-      `SELECT * FROM tasks WHERE ${UNFINISHED} AND job_id IS NULL ORDER BY created_at LIMIT $1`,
-      [limit],
-    );
+    const rows = await this.sql.rows<TaskRow>(NEVER_QUEUED, [limit]);
     return rows.map(toTask);
   }
 
   /** Unfinished tasks whose last sign of life (queued, started, progress) is older than `seconds`. */
   async quietUnfinished(seconds: number, limit: number): Promise<Task[]> {
-    const rows = await this.statements.rows<TaskRow>(
-      `SELECT * FROM tasks WHERE ${UNFINISHED}
-         AND GREATEST(created_at, queued_at, updated_at) < now() - make_interval(secs => $1)
-       ORDER BY created_at LIMIT $2`,
-      [seconds, limit],
-    );
+    const rows = await this.sql.rows<TaskRow>(QUIET_UNFINISHED, [seconds, limit]);
     return rows.map(toTask);
   }
 
-  async insertReport(db: EntityManager, taskId: string, ownerId: string, body: ReportBody): Promise<string> {
-    const rows: Array<{ report_id: string }> = await db.query(
-      'INSERT INTO reports (task_id, owner_id, body) VALUES ($1, $2, $3) RETURNING report_id',
-      [taskId, ownerId, JSON.stringify(body)],
-    );
+  async insertReport(tx: Tx, taskId: string, ownerId: string, body: ReportBody): Promise<string> {
+    const rows = await tx.rows<{ report_id: string }>(INSERT_REPORT, [taskId, ownerId, JSON.stringify(body)]);
     return rows[0].report_id;
   }
 
   async readReport(reportId: string): Promise<StoredReport | undefined> {
-    const rows = await this.statements.rows<{
+    const rows = await this.sql.rows<{
       report_id: string;
       owner_id: string;
       body: ReportBody;
       created_at: Date;
-    }>('SELECT * FROM reports WHERE report_id = $1', [reportId]);
+    }>(READ_REPORT, [reportId]);
     const row = rows[0];
     return (
       row && { reportId: row.report_id, ownerId: row.owner_id, body: row.body, createdAt: row.created_at }
@@ -223,30 +226,26 @@ export class TasksRepository {
   }
 
   async insertExport(
-    db: EntityManager,
+    tx: Tx,
     taskId: string,
     file: Omit<StoredExport, 'exportId'> & { format: string },
   ): Promise<string> {
-    const rows: Array<{ export_id: string }> = await db.query(
-      `INSERT INTO exports (task_id, owner_id, customer_id, format, file_name, content_type, blob_key, size, sha256)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING export_id`,
-      [
-        taskId,
-        file.ownerId,
-        file.customerId,
-        file.format,
-        file.fileName,
-        file.contentType,
-        file.blobKey,
-        file.size,
-        file.sha256,
-      ],
-    );
+    const rows = await tx.rows<{ export_id: string }>(INSERT_EXPORT, [
+      taskId,
+      file.ownerId,
+      file.customerId,
+      file.format,
+      file.fileName,
+      file.contentType,
+      file.blobKey,
+      file.size,
+      file.sha256,
+    ]);
     return rows[0].export_id;
   }
 
   async readExport(exportId: string): Promise<StoredExport | undefined> {
-    const rows = await this.statements.rows<{
+    const rows = await this.sql.rows<{
       export_id: string;
       owner_id: string;
       customer_id: string;
@@ -255,7 +254,7 @@ export class TasksRepository {
       blob_key: string;
       size: string;
       sha256: string;
-    }>('SELECT * FROM exports WHERE export_id = $1', [exportId]);
+    }>(READ_EXPORT, [exportId]);
     const row = rows[0];
     return (
       row && {
@@ -272,27 +271,16 @@ export class TasksRepository {
   }
 
   /**
-   * Deletes up to `limit` tasks that finished more than `days` ago, with their results, in the caller's
-   * transaction; resolves with the blob keys of the deleted exports (to delete in the same transaction).
-   * Days of 24 hours: an interval in days would follow the session time zone's daylight-saving shifts.
+   * Deletes up to `limit` tasks that finished more than `days` ago, with their results; resolves with the
+   * blob keys of the deleted exports (to delete in the same transaction). Days of 24 hours: an interval in
+   * days would follow the session time zone's daylight-saving shifts.
    */
   async deleteFinishedBefore(
-    db: EntityManager,
+    tx: Tx,
     days: number,
     limit: number,
   ): Promise<{ tasks: number; blobKeys: string[] }> {
-    const rows: Array<{ blob_key: string | null }> = await db.query(
-      `WITH expired AS (
-         SELECT task_id FROM tasks
-         WHERE status IN ('COMPLETED', 'FAILED', 'CANCELLED')
-           AND COALESCE(completed_at, updated_at) < now() - make_interval(hours => 24 * $1)
-         ORDER BY COALESCE(completed_at, updated_at) LIMIT $2
-         FOR UPDATE SKIP LOCKED),
-       files AS (SELECT e.blob_key FROM exports e JOIN expired USING (task_id)),
-       gone AS (DELETE FROM tasks t USING expired WHERE t.task_id = expired.task_id RETURNING t.task_id)
-       SELECT NULL AS blob_key FROM gone UNION ALL SELECT blob_key FROM files`,
-      [days, limit],
-    );
+    const rows = await tx.rows<{ blob_key: string | null }>(DELETE_FINISHED_BEFORE, [days, limit]);
     return {
       tasks: rows.filter((r) => r.blob_key === null).length,
       blobKeys: rows.flatMap((r) => (r.blob_key === null ? [] : [r.blob_key])),

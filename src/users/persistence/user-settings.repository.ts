@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { PooledStatements } from '../../database/pooled-statements';
+import { Sql } from '../../database/sql';
+import { read, write } from '../../database/sql-statement';
+import type { Tx } from '../../database/transactions';
 import type { Language } from '../../problem/language';
 
 /** A user's settings as stored: the language of localized text without Accept-Language, notifications. */
@@ -18,38 +20,39 @@ const toSettings = (row: SettingsRow): StoredUserSettings => ({
   notificationsEnabled: row.notifications_enabled,
 });
 
-/** Every statement on `user_settings`. */
+const READ_SETTINGS = read('SELECT language, notifications_enabled FROM user_settings WHERE user_id = $1');
+const WRITE_SETTINGS = write(
+  `INSERT INTO user_settings (user_id, language, notifications_enabled) VALUES ($1, $2, $3)
+   ON CONFLICT (user_id) DO UPDATE
+     SET language = EXCLUDED.language, notifications_enabled = EXCLUDED.notifications_enabled,
+         updated_at = now()
+   RETURNING language, notifications_enabled`,
+);
+const READ_LANGUAGE = read('SELECT language FROM user_settings WHERE user_id = $1');
+
+/** Every statement on `user_settings`. Writes take the caller's transaction. */
 @Injectable()
 export class UserSettingsRepository {
-  constructor(private readonly statements: PooledStatements) {}
+  constructor(private readonly sql: Sql) {}
 
   async read(userId: string): Promise<StoredUserSettings | undefined> {
-    const rows = await this.statements.rows<SettingsRow>(
-      'SELECT language, notifications_enabled FROM user_settings WHERE user_id = $1',
-      [userId],
-    );
+    const rows = await this.sql.rows<SettingsRow>(READ_SETTINGS, [userId]);
     return rows[0] ? toSettings(rows[0]) : undefined;
   }
 
   /** Stores the whole settings of a user (insert or replace) and returns them as stored. */
-  async write(userId: string, settings: StoredUserSettings): Promise<StoredUserSettings> {
-    const rows = await this.statements.rows<SettingsRow>(
-      `INSERT INTO user_settings (user_id, language, notifications_enabled) VALUES ($1, $2, $3)
-       ON CONFLICT (user_id) DO UPDATE
-         SET language = EXCLUDED.language, notifications_enabled = EXCLUDED.notifications_enabled,
-             updated_at = now()
-       RETURNING language, notifications_enabled`,
-      [userId, settings.language, settings.notificationsEnabled],
-    );
+  async write(tx: Tx, userId: string, settings: StoredUserSettings): Promise<StoredUserSettings> {
+    const rows = await tx.rows<SettingsRow>(WRITE_SETTINGS, [
+      userId,
+      settings.language,
+      settings.notificationsEnabled,
+    ]);
     return toSettings(rows[0]);
   }
 
   /** The stored language alone: one primary-key read, on the path of localized text. */
   async languageOf(userId: string): Promise<Language | undefined> {
-    const rows = await this.statements.rows<{ language: Language }>(
-      'SELECT language FROM user_settings WHERE user_id = $1',
-      [userId],
-    );
+    const rows = await this.sql.rows<{ language: Language }>(READ_LANGUAGE, [userId]);
     return rows[0]?.language;
   }
 }

@@ -1,37 +1,44 @@
 import { Injectable } from '@nestjs/common';
-import { PooledStatements } from '../../database/pooled-statements';
+import { Sql } from '../../database/sql';
+import { read, write } from '../../database/sql-statement';
+import type { Tx } from '../../database/transactions';
 import type { ProfileChanges, User } from '../domain/user';
 
 /** The columns of a `User`. */
 const USER_COLUMNS = `user_id AS "userId", roles, display_name AS "displayName", email, region_id AS "regionId",
   segment, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-/** Every statement on `users`. */
+const UPSERT_ROLES = write(
+  `INSERT INTO users (user_id, roles) VALUES ($1, $2)
+   ON CONFLICT (user_id) DO UPDATE SET roles = EXCLUDED.roles WHERE users.roles IS DISTINCT FROM EXCLUDED.roles`,
+);
+const INSERT_CUSTOMER = write(
+  `INSERT INTO users (user_id, roles) VALUES ($1, '{CUSTOMER}') ON CONFLICT DO NOTHING`,
+);
+const READ_USER = read(`SELECT ${USER_COLUMNS} FROM users WHERE user_id = $1`);
+const REPLACE_PROFILE = write(
+  `UPDATE users SET display_name = $2, email = $3, region_id = $4, segment = $5, updated_at = now(),
+     version = version + 1
+   WHERE user_id = $1 RETURNING ${USER_COLUMNS}`,
+);
+
+/** Every statement on `users`. Writes take the caller's transaction. */
 @Injectable()
 export class UsersRepository {
-  constructor(private readonly statements: PooledStatements) {}
+  constructor(private readonly sql: Sql) {}
 
   /** Creates the profile row of `userId` with `roles`, or brings its roles in step with them. */
-  async upsertRoles(userId: string, roles: readonly string[]): Promise<void> {
-    await this.statements.rows(
-      `INSERT INTO users (user_id, roles) VALUES ($1, $2)
-       ON CONFLICT (user_id) DO UPDATE SET roles = EXCLUDED.roles WHERE users.roles IS DISTINCT FROM EXCLUDED.roles`,
-      [userId, roles],
-    );
+  async upsertRoles(tx: Tx, userId: string, roles: readonly string[]): Promise<void> {
+    await tx.rowCount(UPSERT_ROLES, [userId, roles]);
   }
 
   /** Creates a customer's profile row unless there is one. */
-  async insertCustomer(userId: string): Promise<void> {
-    await this.statements.rows(
-      `INSERT INTO users (user_id, roles) VALUES ($1, '{CUSTOMER}') ON CONFLICT DO NOTHING`,
-      [userId],
-    );
+  async insertCustomer(tx: Tx, userId: string): Promise<void> {
+    await tx.rowCount(INSERT_CUSTOMER, [userId]);
   }
 
   async read(userId: string): Promise<User | undefined> {
-    const [user] = await this.statements.rows<User>(`SELECT ${USER_COLUMNS} FROM users WHERE user_id = $1`, [
-      userId,
-    ]);
+    const [user] = await this.sql.rows<User>(READ_USER, [userId]);
     return user;
   }
 
@@ -39,12 +46,8 @@ export class UsersRepository {
    * Replaces the profile's fields (absent ones become NULL), bumping its version; the profile as stored
    * afterwards, or undefined when there is none.
    */
-  async replaceProfile(userId: string, changes: ProfileChanges): Promise<User | undefined> {
-    const [user] = await this.statements.rows<User>(
-      `UPDATE users SET display_name = $2, email = $3, region_id = $4, segment = $5, updated_at = now(),
-         version = version + 1
-       WHERE user_id = $1 RETURNING ${USER_COLUMNS}`,
-      [
+  async replaceProfile(tx: Tx, userId: string, changes: ProfileChanges): Promise<User | undefined> {
+    const [user] = await tx.rows<User>(REPLACE_PROFILE, [
         userId,
         changes.displayName ?? null,
         changes.email ?? null,

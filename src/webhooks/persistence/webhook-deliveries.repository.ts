@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { PooledStatements, prepared } from '../../database/pooled-statements';
+import { Sql } from '../../database/sql';
+import { read, write } from '../../database/sql-statement';
+import type { Tx } from '../../database/transactions';
 import type { DeliveryError } from '../domain/attempt-outcome';
 import type { DisabledReason, SealedSecrets } from '../domain/webhook-endpoint';
 import { CONSECUTIVE_FAILURES_TO_DISABLE } from '../domain/webhook-endpoint';
@@ -81,8 +82,7 @@ interface ClaimedRow {
  * the key-share locks of the event transactions' inserts are not blocked) so two workers never fill the same
  * endpoint's slots at once; an endpoint another worker is leasing from is skipped, not waited for.
  */
-const CLAIM = prepared(
-  'webhook-deliveries.claim',
+const CLAIM = write(
   `WITH endpoints AS (
      SELECT e.webhook_endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at
        FROM webhook_endpoints e
@@ -115,6 +115,7 @@ const CLAIM = prepared(
    RETURNING d.delivery_id, d.webhook_endpoint_id, d.event_id, d.event_type, picked.url, picked.secret_sealed,
              picked.previous_secret_sealed, picked.previous_secret_expires_at, d.attempts, d.single_attempt,
              d.created_at`,
+  'webhook-deliveries.claim',
 );
 
 /**
@@ -123,8 +124,7 @@ const CLAIM = prepared(
  * on each other's rows; the endpoint's row is updated last, by every statement in the same order.
  * `$3`: the delivery's new status; `$8`: the receiver answered 410; `$9`: failures that disable.
  */
-const RECORD_ATTEMPT = prepared(
-  'webhook-deliveries.record-attempt',
+const RECORD_ATTEMPT = write(
   `WITH delivery AS (
      UPDATE webhook_deliveries
         SET status = $3, attempts = attempts + 1, last_attempt_at = clock_timestamp(),
@@ -166,6 +166,51 @@ const RECORD_ATTEMPT = prepared(
    SELECT EXISTS (SELECT 1 FROM delivery) AS recorded,
           (SELECT endpoint.disabled_reason FROM endpoint, before
             WHERE endpoint.status = 'DISABLED' AND before.status = 'ENABLED') AS disabled`,
+  'webhook-deliveries.record-attempt',
+);
+
+const NEXT_DUE_AT = read(
+  `SELECT min(greatest(d.next_attempt_at, coalesce(d.claimed_until, d.next_attempt_at))) AS due
+     FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
+    WHERE d.status = 'PENDING' AND e.status = 'ENABLED'`,
+);
+
+const OLDEST_PENDING_AGE = read(
+  `SELECT extract(epoch FROM now() - min(d.created_at))::float8 AS age
+     FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
+    WHERE d.status = 'PENDING' AND e.status = 'ENABLED'`,
+);
+
+const READ = read(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE delivery_id = $1`);
+
+/** Every filter given must match (`$1` endpoint, `$2` event, `$3` status; NULL: any). */
+const PAGE_FILTER = `($1::uuid IS NULL OR webhook_endpoint_id = $1) AND ($2::uuid IS NULL OR event_id = $2)
+  AND ($3::text IS NULL OR status = $3)`;
+const PAGE = read(
+  `SELECT ${COLUMNS} FROM webhook_deliveries WHERE ${PAGE_FILTER}
+    ORDER BY created_at DESC, delivery_id DESC LIMIT $4 OFFSET $5`,
+);
+const PAGE_TOTAL = read(`SELECT count(*) AS total FROM webhook_deliveries WHERE ${PAGE_FILTER}`);
+
+const LOCK_WITH_ENDPOINT = write(
+  `SELECT ${COLUMNS.replace(/(\w+)/g, 'd.$1')}, e.status AS endpoint_status
+     FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
+    WHERE d.delivery_id = $1 FOR NO KEY UPDATE OF d`,
+);
+
+const RETRY_NOW = write(
+  `UPDATE webhook_deliveries
+      SET status = 'PENDING', next_attempt_at = now(), single_attempt = true,
+          claimed_until = NULL, claim_token = NULL, updated_at = clock_timestamp()
+    WHERE delivery_id = $1
+   RETURNING ${COLUMNS}`,
+);
+
+const PURGE_ENDED = write(
+  `DELETE FROM webhook_deliveries WHERE delivery_id IN (
+     SELECT delivery_id FROM webhook_deliveries
+      WHERE created_at < now() - make_interval(days => $1) AND status <> 'PENDING'
+      LIMIT $2 FOR UPDATE SKIP LOCKED)`,
 );
 
 /** What an attempt made of the delivery. */
@@ -180,11 +225,12 @@ export interface AttemptRecord {
 /** What the end of an attempt did to the endpoint. */
 @Injectable()
 export class WebhookDeliveriesRepository {
-  constructor(private readonly pooled: PooledStatements) {}
+  constructor(private readonly sql: Sql) {}
 
-  async claim(limit: number, leaseSeconds: number, claimToken: string): Promise<ClaimedDelivery[]> {
+  /** Leases up to `limit` due deliveries (CLAIM); the lease holds once `tx` commits. */
+  async claim(tx: Tx, limit: number, leaseSeconds: number, claimToken: string): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
-    const rows = await this.pooled.rows<ClaimedRow>(CLAIM, [claimToken, limit, leaseSeconds]);
+    const rows = await tx.rows<ClaimedRow>(CLAIM, [claimToken, limit, leaseSeconds]);
     return rows.map((row) => ({
       deliveryId: row.delivery_id,
       webhookEndpointId: row.webhook_endpoint_id,
@@ -207,54 +253,39 @@ export class WebhookDeliveriesRepository {
    * locked only for the moment it takes.
    */
   async recordAttempt(
+    tx: Tx,
     claimed: ClaimedDelivery,
     attempt: AttemptRecord,
     endpointGone: boolean,
   ): Promise<{ recorded: boolean; disabled?: DisabledReason }> {
-    const [row] = await this.pooled.rows<{ recorded: boolean; disabled: DisabledReason | null }>(
-      RECORD_ATTEMPT,
-      [
-        claimed.deliveryId,
-        claimed.claimToken,
-        attempt.status,
-        attempt.responseStatus ?? null,
-        attempt.error ?? null,
-        attempt.retryInMs ?? 0,
-        claimed.webhookEndpointId,
-        endpointGone,
-        CONSECUTIVE_FAILURES_TO_DISABLE,
-      ],
-    );
+    const [row] = await tx.rows<{ recorded: boolean; disabled: DisabledReason | null }>(RECORD_ATTEMPT, [
+      claimed.deliveryId,
+      claimed.claimToken,
+      attempt.status,
+      attempt.responseStatus ?? null,
+      attempt.error ?? null,
+      attempt.retryInMs ?? 0,
+      claimed.webhookEndpointId,
+      endpointGone,
+      CONSECUTIVE_FAILURES_TO_DISABLE,
+    ]);
     return { recorded: row.recorded, ...(row.disabled ? { disabled: row.disabled } : {}) };
   }
 
   /** When the next delivery not in flight becomes due (or a lease runs out), if any is pending. */
   async nextDueAt(): Promise<Date | undefined> {
-    const [row] = await this.pooled.rows<{ due: Date | null }>(
-      `SELECT min(greatest(d.next_attempt_at, coalesce(d.claimed_until, d.next_attempt_at))) AS due
-         FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
-        WHERE d.status = 'PENDING' AND e.status = 'ENABLED'`,
-      [],
-    );
+    const [row] = await this.sql.rows<{ due: Date | null }>(NEXT_DUE_AT);
     return row?.due ?? undefined;
   }
 
   /** Seconds since the oldest delivery still pending to an enabled endpoint was created (0 when none). */
   async oldestPendingAgeSeconds(): Promise<number> {
-    const [row] = await this.pooled.rows<{ age: number | null }>(
-      `SELECT extract(epoch FROM now() - min(d.created_at))::float8 AS age
-         FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
-        WHERE d.status = 'PENDING' AND e.status = 'ENABLED'`,
-      [],
-    );
+    const [row] = await this.sql.rows<{ age: number | null }>(OLDEST_PENDING_AGE);
     return Math.max(0, row?.age ?? 0);
   }
 
   async read(deliveryId: string): Promise<WebhookDelivery | undefined> {
-    const [row] = await this.pooled.rows<DeliveryRow>(
-      `SELECT ${COLUMNS} FROM webhook_deliveries WHERE delivery_id = $1`,
-      [deliveryId],
-    );
+    const [row] = await this.sql.rows<DeliveryRow>(READ, [deliveryId]);
     return row ? toDelivery(row) : undefined;
   }
 
@@ -263,34 +294,20 @@ export class WebhookDeliveriesRepository {
     filters: { webhookEndpointId?: string; eventId?: string; status?: WebhookDeliveryStatus },
     window: { limit: number; offset: number },
   ): Promise<{ deliveries: WebhookDelivery[]; total: number }> {
-    const where = `($1::uuid IS NULL OR webhook_endpoint_id = $1) AND ($2::uuid IS NULL OR event_id = $2)
-                   AND ($3::text IS NULL OR status = $3)`;
     const values = [filters.webhookEndpointId ?? null, filters.eventId ?? null, filters.status ?? null];
     const [rows, [{ total }]] = await Promise.all([
-      this.pooled.rows<DeliveryRow>(
-        `SELECT ${COLUMNS} FROM webhook_deliveries WHERE ${where}
-          ORDER BY created_at DESC, delivery_id DESC LIMIT $4 OFFSET $5`,
-        [...values, window.limit, window.offset],
-      ),
-      this.pooled.rows<{ total: string }>(
-        `SELECT count(*) AS total FROM webhook_deliveries WHERE ${where}`,
-        values,
-      ),
+      this.sql.rows<DeliveryRow>(PAGE, [...values, window.limit, window.offset]),
+      this.sql.rows<{ total: string }>(PAGE_TOTAL, values),
     ]);
     return { deliveries: rows.map(toDelivery), total: Number(total) };
   }
 
   /** The delivery and whether its endpoint is enabled, the delivery's row locked. */
   async lockWithEndpoint(
-    db: EntityManager,
+    tx: Tx,
     deliveryId: string,
   ): Promise<{ delivery: WebhookDelivery; endpointEnabled: boolean } | undefined> {
-    const rows: Array<DeliveryRow & { endpoint_status: string }> = await db.query(
-      `SELECT ${COLUMNS.replace(/(\w+)/g, 'd.$1')}, e.status AS endpoint_status
-         FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
-        WHERE d.delivery_id = $1 FOR NO KEY UPDATE OF d`,
-      [deliveryId],
-    );
+    const rows = await tx.rows<DeliveryRow & { endpoint_status: string }>(LOCK_WITH_ENDPOINT, [deliveryId]);
     const row = rows[0];
     return row
       ? { delivery: toDelivery(row), endpointEnabled: row.endpoint_status === 'ENABLED' }
@@ -298,31 +315,13 @@ export class WebhookDeliveriesRepository {
   }
 
   /** One more attempt now, outside the schedule: after it the delivery ends whatever happens. */
-  async retryNow(db: EntityManager, deliveryId: string): Promise<WebhookDelivery> {
-    const [rows] = (await db.query(
-      `UPDATE webhook_deliveries
-          SET status = 'PENDING', next_attempt_at = now(), single_attempt = true,
-              claimed_until = NULL, claim_token = NULL, updated_at = clock_timestamp()
-        WHERE delivery_id = $1
-       RETURNING ${COLUMNS}`,
-      [deliveryId],
-    )) as [DeliveryRow[], number];
+  async retryNow(tx: Tx, deliveryId: string): Promise<WebhookDelivery> {
+    const rows = await tx.rows<DeliveryRow>(RETRY_NOW, [deliveryId]);
     return toDelivery(rows[0]);
   }
 
-  /** Deletes ended deliveries created more than `days` ago, in batches; how many. */
-  async purgeOlderThan(days: number, batchSize: number): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const deleted = await this.pooled.rowCount(
-        `DELETE FROM webhook_deliveries WHERE delivery_id IN (
-           SELECT delivery_id FROM webhook_deliveries
-            WHERE created_at < now() - make_interval(days => $1) AND status <> 'PENDING'
-            LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-        [days, batchSize],
-      );
-      total += deleted;
-      if (deleted < batchSize) return total;
-    }
+  /** Deletes up to `limit` ended deliveries created more than `days` ago; how many. */
+  async purgeOlderThan(tx: Tx, days: number, limit: number): Promise<number> {
+    return tx.rowCount(PURGE_ENDED, [days, limit]);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
-import { PooledStatements } from '../../database/pooled-statements';
+import { Sql } from '../../database/sql';
+import { read, write } from '../../database/sql-statement';
+import type { Tx } from '../../database/transactions';
 import type { EventType } from '../../events/domain/event-types';
 import type {
   DisabledReason,
@@ -9,7 +10,7 @@ import type {
   WebhookEndpointStatus,
 } from '../domain/webhook-endpoint';
 
-/** Every statement on `webhook_endpoints`. Writes take the EntityManager of the service's transaction. */
+/** Every statement on `webhook_endpoints`. Writes take the service's transaction. */
 
 interface EndpointRow {
   webhook_endpoint_id: string;
@@ -54,6 +55,42 @@ export function sealedSecretsOf(row: SecretsRow): SealedSecrets {
   };
 }
 
+const INSERT = write(
+  `INSERT INTO webhook_endpoints (webhook_endpoint_id, url, event_types, description, secret_sealed)
+   VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+);
+const READ = read(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE webhook_endpoint_id = $1`);
+const LOCK = write(
+  `SELECT ${COLUMNS} FROM webhook_endpoints WHERE webhook_endpoint_id = $1 FOR NO KEY UPDATE`,
+);
+const PAGE = read(
+  `SELECT ${COLUMNS} FROM webhook_endpoints
+   ORDER BY created_at DESC, webhook_endpoint_id DESC LIMIT $1 OFFSET $2`,
+);
+const COUNT = read('SELECT count(*) AS total FROM webhook_endpoints');
+const UPDATE = write(
+  `UPDATE webhook_endpoints
+      SET url = $2, event_types = $3, description = $4,
+          consecutive_failures = CASE WHEN status = 'DISABLED' AND $5 = 'ENABLED' THEN 0
+                                      ELSE consecutive_failures END,
+          status = $5, disabled_reason = $6,
+          version = version + 1, updated_at = clock_timestamp()
+    WHERE webhook_endpoint_id = $1
+   RETURNING ${COLUMNS}`,
+);
+const ROTATE_SECRET = write(
+  `UPDATE webhook_endpoints
+      SET secret_sealed = $2, previous_secret_sealed = $3, previous_secret_expires_at = $4,
+          version = version + 1, updated_at = clock_timestamp()
+    WHERE webhook_endpoint_id = $1
+   RETURNING ${COLUMNS}`,
+);
+const SECRETS = read(
+  `SELECT secret_sealed, previous_secret_sealed, previous_secret_expires_at
+     FROM webhook_endpoints WHERE webhook_endpoint_id = $1`,
+);
+const DELETE = write('DELETE FROM webhook_endpoints WHERE webhook_endpoint_id = $1');
+
 /** What an update writes: the API's fields (already merged), and the status with its reason. */
 export interface EndpointUpdate {
   url: string;
@@ -65,10 +102,10 @@ export interface EndpointUpdate {
 
 @Injectable()
 export class WebhookEndpointsRepository {
-  constructor(private readonly pooled: PooledStatements) {}
+  constructor(private readonly sql: Sql) {}
 
   async insert(
-    db: EntityManager,
+    tx: Tx,
     endpoint: {
       webhookEndpointId: string;
       url: string;
@@ -77,28 +114,24 @@ export class WebhookEndpointsRepository {
     },
     secretSealed: string,
   ): Promise<WebhookEndpoint> {
-    const rows: EndpointRow[] = await db.query(
-      `INSERT INTO webhook_endpoints (webhook_endpoint_id, url, event_types, description, secret_sealed)
-       VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
-      [endpoint.webhookEndpointId, endpoint.url, endpoint.eventTypes, endpoint.description, secretSealed],
-    );
+    const rows = await tx.rows<EndpointRow>(INSERT, [
+      endpoint.webhookEndpointId,
+      endpoint.url,
+      endpoint.eventTypes,
+      endpoint.description,
+      secretSealed,
+    ]);
     return toEndpoint(rows[0]);
   }
 
   async read(webhookEndpointId: string): Promise<WebhookEndpoint | undefined> {
-    const [row] = await this.pooled.rows<EndpointRow>(
-      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE webhook_endpoint_id = $1`,
-      [webhookEndpointId],
-    );
+    const [row] = await this.sql.rows<EndpointRow>(READ, [webhookEndpointId]);
     return row ? toEndpoint(row) : undefined;
   }
 
   /** The endpoint with its row locked until the transaction ends (a change checks If-Match, then writes). */
-  async lock(db: EntityManager, webhookEndpointId: string): Promise<WebhookEndpoint | undefined> {
-    const rows: EndpointRow[] = await db.query(
-      `SELECT ${COLUMNS} FROM webhook_endpoints WHERE webhook_endpoint_id = $1 FOR NO KEY UPDATE`,
-      [webhookEndpointId],
-    );
+  async lock(tx: Tx, webhookEndpointId: string): Promise<WebhookEndpoint | undefined> {
+    const rows = await tx.rows<EndpointRow>(LOCK, [webhookEndpointId]);
     return rows[0] ? toEndpoint(rows[0]) : undefined;
   }
 
@@ -108,12 +141,8 @@ export class WebhookEndpointsRepository {
     offset: number;
   }): Promise<{ endpoints: WebhookEndpoint[]; total: number }> {
     const [rows, [{ total }]] = await Promise.all([
-      this.pooled.rows<EndpointRow>(
-        `SELECT ${COLUMNS} FROM webhook_endpoints
-         ORDER BY created_at DESC, webhook_endpoint_id DESC LIMIT $1 OFFSET $2`,
-        [window.limit, window.offset],
-      ),
-      this.pooled.rows<{ total: string }>('SELECT count(*) AS total FROM webhook_endpoints', []),
+      this.sql.rows<EndpointRow>(PAGE, [window.limit, window.offset]),
+      this.sql.rows<{ total: string }>(COUNT),
     ]);
     return { endpoints: rows.map(toEndpoint), total: Number(total) };
   }
@@ -122,62 +151,43 @@ export class WebhookEndpointsRepository {
    * Writes the fields and status; a new version. Enabling resets the failure count, so an endpoint enabled
    * again gets ten more chances.
    */
-  async update(
-    db: EntityManager,
-    webhookEndpointId: string,
-    update: EndpointUpdate,
-  ): Promise<WebhookEndpoint> {
-    const [rows] = (await db.query(
-      `UPDATE webhook_endpoints
-          SET url = $2, event_types = $3, description = $4,
-              consecutive_failures = CASE WHEN status = 'DISABLED' AND $5 = 'ENABLED' THEN 0
-                                          ELSE consecutive_failures END,
-              status = $5, disabled_reason = $6,
-              version = version + 1, updated_at = clock_timestamp()
-        WHERE webhook_endpoint_id = $1
-       RETURNING ${COLUMNS}`,
-      [
-        webhookEndpointId,
-        update.url,
-        update.eventTypes,
-        update.description,
-        update.status,
-        update.disabledReason,
-      ],
-    )) as [EndpointRow[], number];
+  async update(tx: Tx, webhookEndpointId: string, update: EndpointUpdate): Promise<WebhookEndpoint> {
+    const rows = await tx.rows<EndpointRow>(UPDATE, [
+      webhookEndpointId,
+      update.url,
+      update.eventTypes,
+      update.description,
+      update.status,
+      update.disabledReason,
+    ]);
     return toEndpoint(rows[0]);
   }
 
   /** A new current secret; the current one becomes the previous one until `previousExpiresAt`. */
   async rotateSecret(
-    db: EntityManager,
+    tx: Tx,
     webhookEndpointId: string,
     secretSealed: string,
     previousSealed: string,
     previousExpiresAt: Date,
   ): Promise<WebhookEndpoint> {
-    const [rows] = (await db.query(
-      `UPDATE webhook_endpoints
-          SET secret_sealed = $2, previous_secret_sealed = $3, previous_secret_expires_at = $4,
-              version = version + 1, updated_at = clock_timestamp()
-        WHERE webhook_endpoint_id = $1
-       RETURNING ${COLUMNS}`,
-      [webhookEndpointId, secretSealed, previousSealed, previousExpiresAt],
-    )) as [EndpointRow[], number];
+    const rows = await tx.rows<EndpointRow>(ROTATE_SECRET, [
+      webhookEndpointId,
+      secretSealed,
+      previousSealed,
+      previousExpiresAt,
+    ]);
     return toEndpoint(rows[0]);
   }
 
-  async secrets(db: EntityManager, webhookEndpointId: string): Promise<SealedSecrets> {
-    const rows: SecretsRow[] = await db.query(
-      `SELECT secret_sealed, previous_secret_sealed, previous_secret_expires_at
-         FROM webhook_endpoints WHERE webhook_endpoint_id = $1`,
-      [webhookEndpointId],
-    );
+  /** The endpoint's sealed secrets, read in `tx` (which has locked its row). */
+  async secrets(tx: Tx, webhookEndpointId: string): Promise<SealedSecrets> {
+    const rows = await tx.rows<SecretsRow>(SECRETS, [webhookEndpointId]);
     return sealedSecretsOf(rows[0]);
   }
 
   /** Deletes the endpoint; its deliveries go with it (the foreign key cascades). */
-  async delete(db: EntityManager, webhookEndpointId: string): Promise<void> {
-    await db.query('DELETE FROM webhook_endpoints WHERE webhook_endpoint_id = $1', [webhookEndpointId]);
+  async delete(tx: Tx, webhookEndpointId: string): Promise<void> {
+    await tx.rowCount(DELETE, [webhookEndpointId]);
   }
 }

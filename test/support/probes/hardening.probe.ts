@@ -1,18 +1,21 @@
 import { Get, Module, Query } from '@nestjs/common';
-import { PooledStatements } from '../../../src/database/pooled-statements';
+import { Sql } from '../../../src/database/sql';
+import { read } from '../../../src/database/sql-statement';
 import { VersionedController } from '../../../src/versioning/api-version';
 
 export const HARDENING_PROBE_PATH = '/api/v1/hardening-probe';
 
+const SLEEP = read('SELECT pg_sleep($1::int / 1000.0)');
+
 /** Test-only routes that make the database fail the ways production can: slow, or not there. */
 @VersionedController('hardening-probe', 1)
 class HardeningProbeController {
-  constructor(private readonly statements: PooledStatements) {}
+  constructor(private readonly sql: Sql) {}
 
   /** A statement that runs `ms` milliseconds: past the statement timeout, PostgreSQL cancels it. */
   @Get('sleep')
   async sleep(@Query('ms') ms: string): Promise<{ slept: number }> {
-    await this.statements.rows('SELECT pg_sleep($1::int / 1000.0)', [Number(ms)]);
+    await this.sql.rows(SLEEP, [Number(ms)]);
     return { slept: Number(ms) };
   }
 

@@ -15,6 +15,7 @@ import { IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
 import { Public } from '../../../src/auth/decorators';
+import { write } from '../../../src/database/sql-statement';
 import { Transactions } from '../../../src/database/transactions';
 import { Idempotent } from '../../../src/idempotency/idempotent.decorator';
 import { AppException } from '../../../src/problem/app-exception';
@@ -213,13 +214,13 @@ class IdempotencyProbeController {
   ): Promise<{ effectId: string; label: string; createdAt: Date }> {
     const caller = request.caller?.userId ?? `anonymous:${request.ip}`;
     // In the request's transaction, as every service's write: it commits with the key's outcome.
-    const [row] = (await this.transactions.run((db) =>
-      db.query(
-        `INSERT INTO idempotency_probe_effects (kind, label, caller) VALUES ($1, $2, $3)
-         RETURNING effect_id AS "effectId", label, created_at AS "createdAt"`,
+    const [row] = await this.transactions.run((tx) =>
+      tx.rows<{ effectId: string; label: string; createdAt: Date }>(
+        write(`INSERT INTO idempotency_probe_effects (kind, label, caller) VALUES ($1, $2, $3)
+         RETURNING effect_id AS "effectId", label, created_at AS "createdAt"`),
         [kind, label, caller],
       ),
-    )) as Array<{ effectId: string; label: string; createdAt: Date }>;
+    );
     return row;
   }
 }
