@@ -4,6 +4,8 @@ import { ORDER_EXPORT, orderExport } from '../src/orders/domain/order-export';
 import { FieldDeclaration, ORDER_FIELDS } from '../src/orders/domain/order-fields';
 import { responseClass } from '../src/orders/http/dto/order-response.dto';
 import { orderSql } from '../src/orders/persistence/order-json.sql';
+import { insertOrderStatement, insertOrderValues } from '../src/orders/persistence/orders.repository';
+import { EventRecorder } from '../src/events/event-recorder.service';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient } from './support/http-client';
 import { createOrder, ORDERS } from './support/orders';
@@ -40,6 +42,8 @@ describe('a field declared once reaches every form of an order', () => {
   let db: DataSource;
   let customer: ApiClient;
   let orderId: string;
+  let customerId: string;
+  let product: { productId: string; name: string };
   const sql = orderSql(WITH_GIFT_MESSAGE);
 
   beforeAll(async () => {
@@ -47,14 +51,12 @@ describe('a field declared once reaches every form of an order', () => {
     db = t.app.get(DataSource);
     const admin = await adminClient(t);
     customer = await customerClient(t);
-    const product = await createProduct(admin, { price: 12.5 });
-    orderId = (
-      await createOrder(customer, {
-        items: [{ productId: product.productId, quantity: 2 }],
-        deliveryAddress: { streetName: 'Tverskaya 1', zipCode: '125009' },
-        note: 'ring twice',
-      })
-    ).orderId;
+    product = await createProduct(admin, { price: 12.5 });
+    ({ orderId, customerId } = await createOrder(customer, {
+      items: [{ productId: product.productId, quantity: 2 }],
+      deliveryAddress: { streetName: 'Tverskaya 1', zipCode: '125009' },
+      note: 'ring twice',
+    }));
   });
   afterAll(() => t.close());
 
@@ -121,5 +123,46 @@ describe('a field declared once reaches every form of an order', () => {
     const [row] = gift.rows(body);
     expect(row[gift.columns.indexOf('giftMessage')]).toBe('wrapped');
     expect(row.filter((_, i) => gift.columns[i] !== 'giftMessage')).toEqual(ORDER_EXPORT.rows(body)[0]);
+  });
+
+  it('a field a client sets is written by the create: read back, exported, and carried by its event', async () => {
+    // The same field, settable; its column added inside a transaction that is rolled back at the end.
+    const settable: Record<string, FieldDeclaration> = {
+      ...WITH_GIFT_MESSAGE,
+      giftMessage: { ...GIFT_MESSAGE, settable: true },
+    };
+    const gift = orderSql(settable);
+    const runner = db.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    try {
+      await runner.query('ALTER TABLE orders ADD COLUMN gift_message text');
+      const event = t.app.get(EventRecorder).order('ORDER_CREATED', customerId);
+      const lines = [
+        { productId: product.productId, productName: product.name, unitPrice: '12.50', quantity: 1 },
+      ];
+      const [written] = (await runner.query(
+        insertOrderStatement(gift).text,
+        insertOrderValues(gift, { customerId, giftMessage: 'wrapped', note: 'ring twice' }, lines, event),
+      )) as Array<{ orderId: string; json: string }>;
+      expect(JSON.parse(written.json)).toMatchObject({ giftMessage: 'wrapped', note: 'ring twice' });
+
+      const [read] = (await runner.query(
+        `SELECT ${gift.body('v1')} AS json FROM orders o WHERE o.order_id = $1`,
+        [written.orderId],
+      )) as Array<{ json: string }>;
+      const body = JSON.parse(read.json) as Record<string, unknown>;
+      expect(body).toEqual(JSON.parse(written.json));
+      const exported = orderExport(settable);
+      expect(exported.rows(body)[0][exported.columns.indexOf('giftMessage')]).toBe('wrapped');
+
+      const [recorded] = (await runner.query('SELECT data FROM events WHERE order_id = $1', [
+        written.orderId,
+      ])) as Array<{ data: Record<string, unknown> }>;
+      expect(recorded.data).toEqual(body);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
   });
 });

@@ -127,6 +127,18 @@ describe('Transactions', () => {
     expect(log).toEqual(['1 connect', '1 begin', '1 rollback', '1 release']);
   });
 
+  it('work left running in the scope of a closed unit runs on its own', async () => {
+    const { transactions, log } = recordingPool();
+    const unit = transactions.unitOfWork();
+    const later = await transactions.within(unit, async () => {
+      await transactions.run(connectionOf);
+      await unit.commit();
+      return () => transactions.run(connectionOf);
+    });
+    expect(await transactions.within(unit, later)).toBe(2);
+    expect(log.slice(-4)).toEqual(['2 connect', '2 begin', '2 select 1', '2 commit', '2 release'].slice(-4));
+  });
+
   it('a unit of work that nothing joined opens no transaction', async () => {
     const { transactions, log } = recordingPool();
     const unit = transactions.unitOfWork();

@@ -86,6 +86,14 @@ export class UnitOfWork {
     return this.failed;
   }
 
+  /**
+   * Its creator ended it (committed, or rolled back its answer) without any of its work failing: work still
+   * running in its scope afterwards (a timer, an in-process job started after the commit) is on its own.
+   */
+  get closed(): boolean {
+    return this.ended && !this.failed;
+  }
+
   /** The begun transaction, for reads made in its scope (they see its writes); undefined before and after. */
   get current(): Tx | undefined {
     return this.ended ? undefined : this.tx;
@@ -212,7 +220,7 @@ export class Transactions {
 
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const unit = this.scope.getStore();
-    return unit ? unit.run(work) : this.runAlone(work);
+    return unit && !unit.closed ? unit.run(work) : this.runAlone(work);
   }
 
   runAlone<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
@@ -228,7 +236,7 @@ export class Transactions {
 
   async afterCommit(callback: AfterCommit): Promise<void> {
     const unit = this.scope.getStore();
-    if (unit) unit.onCommit(callback);
+    if (unit && !unit.closed) unit.onCommit(callback);
     else await callback();
   }
 

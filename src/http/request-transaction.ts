@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import * as diagnostics_channel from 'node:diagnostics_channel';
-import { Transactions, UnitOfWork } from '../database/transactions';
-import { IdempotencyRecorder } from '../idempotency/idempotency.recorder';
+import { Transactions, type Tx, UnitOfWork } from '../database/transactions';
 
 /** Methods whose handlers may change something: they run in a request unit of work. */
 const CHANGING_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -16,6 +15,24 @@ export const REQUEST_COMMITTED_CHANNEL = 'order-service:request-committed';
 const committedChannel = diagnostics_channel.channel(REQUEST_COMMITTED_CHANNEL);
 
 const units = new WeakMap<FastifyRequest, UnitOfWork>();
+
+/**
+ * What a request's answer adds to its commit: the Idempotency-Key's outcome (IdempotencyRecorder, which
+ * registers itself: the key's mechanism builds on this one).
+ */
+export interface RequestOutcomes<O> {
+  /**
+   * The outcome to keep for this answer; undefined when the request has none to keep (no key); null when it
+   * has one that must not be kept (a 5xx, a stream): then nothing of the request commits.
+   */
+  outcomeOf(request: FastifyRequest, reply: FastifyReply, payload: unknown): O | null | undefined;
+  /** Writes it as the last work of the request's transaction; throws to roll everything back. */
+  recordIn(tx: Tx, request: FastifyRequest, outcome: O): Promise<void>;
+  /** Writes it alone: the request changed nothing, or its work failed and was rolled back. */
+  recordAlone(request: FastifyRequest, outcome: O): Promise<void>;
+  /** Nothing of the request committed (`error`: why the commit failed). */
+  release(request: FastifyRequest, error?: unknown): Promise<void>;
+}
 
 /**
  * Every request to a route that may change something (POST, PUT, PATCH, DELETE) runs in one unit of work: every `Transactions.run` of its services
@@ -32,10 +49,14 @@ const units = new WeakMap<FastifyRequest, UnitOfWork>();
  */
 @Injectable()
 export class RequestTransaction {
-  constructor(
-    private readonly transactions: Transactions,
-    private readonly idempotency: IdempotencyRecorder,
-  ) {}
+  private outcomes?: RequestOutcomes<unknown>;
+
+  constructor(private readonly transactions: Transactions) {}
+
+  /** `outcomes` are kept with each request's commit. */
+  keepOutcomes<O>(outcomes: RequestOutcomes<O>): void {
+    this.outcomes = outcomes as RequestOutcomes<unknown>;
+  }
 
   /** Before any route is registered (`onRoute` sees each one as it is). */
   register(fastify: FastifyInstance): void {
@@ -69,18 +90,22 @@ export class RequestTransaction {
     payload: unknown,
     unit: UnitOfWork,
   ): Promise<void> {
-    const keyed = this.idempotency.claimed(request);
-    const outcome = keyed ? this.idempotency.outcomeOf(request, reply, payload) : undefined;
-    if (reply.statusCode >= 500 || (keyed && outcome === undefined)) {
+    const outcomes = this.outcomes;
+    const outcome = outcomes?.outcomeOf(request, reply, payload);
+    if (reply.statusCode >= 500 || outcome === null) {
       await unit.rollback();
-      await this.idempotency.release(request);
+      await outcomes?.release(request);
       return;
     }
     if (unit.open && !unit.rollbackOnly) {
       try {
-        await unit.commit(outcome && ((tx) => this.idempotency.recordIn(tx, request, outcome)));
+        await unit.commit(
+          outcome === undefined
+            ? undefined
+            : (tx) => (outcomes as RequestOutcomes<unknown>).recordIn(tx, request, outcome),
+        );
       } catch (error: unknown) {
-        await this.idempotency.release(request, error);
+        await outcomes?.release(request, error);
         throw error;
       }
       if (committedChannel.hasSubscribers) {
@@ -91,6 +116,6 @@ export class RequestTransaction {
     }
     // Nothing to commit (or the work failed and was rolled back as its own transaction would have been).
     await unit.rollback();
-    if (outcome) await this.idempotency.recordAlone(request, outcome);
+    if (outcome !== undefined) await outcomes?.recordAlone(request, outcome);
   }
 }

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { HttpConventionsModule } from '../http/http-conventions.module';
 import { IdempotencyCleanup } from './idempotency.cleanup';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRecorder } from './idempotency.recorder';
@@ -11,6 +12,7 @@ import { IdempotencyStore } from './idempotency.store';
  */
 @Global()
 @Module({
+  imports: [HttpConventionsModule],
   providers: [IdempotencyStore, IdempotencyRecorder, IdempotencyCleanup, IdempotencyInterceptor],
   // Global: `@Idempotent()` binds the interceptor on handlers of any module.
   exports: [IdempotencyStore, IdempotencyCleanup, IdempotencyRecorder, IdempotencyInterceptor],

@@ -1,6 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Transactions, type Tx } from '../database/transactions';
+import { RequestOutcomes, RequestTransaction } from '../http/request-transaction';
 import { IdempotencyClaim, IdempotencyStore, StoredResponse } from './idempotency.store';
 
 /**
@@ -52,32 +53,38 @@ const claims = new WeakMap<FastifyRequest, IdempotencyClaim>();
  * (docs/decisions/0100-exactly-once-request-unit-of-work.md).
  */
 @Injectable()
-export class IdempotencyRecorder {
+export class IdempotencyRecorder implements RequestOutcomes<StoredResponse>, OnModuleInit {
   private readonly logger = new Logger('Idempotency');
 
   constructor(
     private readonly store: IdempotencyStore,
     private readonly transactions: Transactions,
+    private readonly requestTransaction: RequestTransaction,
   ) {}
+
+  onModuleInit(): void {
+    this.requestTransaction.keepOutcomes(this);
+  }
 
   /** The answer of `request` completes (or releases) `claim`. */
   track(request: FastifyRequest, claim: IdempotencyClaim): void {
     claims.set(request, claim);
   }
 
-  /** Whether `request` holds a claim whose outcome is still to be recorded. */
-  claimed(request: FastifyRequest): boolean {
-    return claims.has(request);
-  }
-
   /**
-   * The outcome to store for this answer, or undefined when it must not be stored (a 5xx, or a stream that
-   * cannot be kept): then nothing of the request may commit, and `release` gives the key back.
+   * The outcome to store for this answer (undefined without a claim), or null when it must not be stored (a
+   * 5xx, or a stream that cannot be kept): then nothing of the request may commit, and `release` gives the
+   * key back.
    */
-  outcomeOf(request: FastifyRequest, reply: FastifyReply, payload: unknown): StoredResponse | undefined {
+  outcomeOf(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+  ): StoredResponse | null | undefined {
+    if (!claims.has(request)) return undefined;
     const body = bodyText(payload);
     if (body === undefined) this.logger.warn(`a streamed response cannot be replayed: ${request.url}`);
-    if (reply.statusCode >= 500 || body === undefined) return undefined;
+    if (reply.statusCode >= 500 || body === undefined) return null;
     return { status: reply.statusCode, headers: replayedHeaders(reply), body };
   }
 

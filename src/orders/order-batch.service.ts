@@ -71,7 +71,7 @@ export class OrderBatchService {
             savepoint,
             caller.userId,
             lines,
-            deliveryAddress,
+            { deliveryAddress },
             this.events.order('ORDER_CREATED', caller.userId),
           ),
       );

@@ -6,12 +6,13 @@ import { AppException } from '../problem/app-exception';
 import { Transactions } from '../database/transactions';
 import { UsersService } from '../users/users.service';
 import {
+  draftFields,
   ExpectedVersions,
   OrderBody,
   OrderDraft,
-  OrderFieldChanges,
   OrderPatch,
-  patchedDeliveryAddress,
+  patchedFields,
+  replacedFields,
 } from './domain/order';
 import { OrderChanges } from './order-changes.service';
 import { itemFieldPrefix } from '../batch/batch-outcome';
@@ -47,7 +48,7 @@ export class OrderEditingService {
     ]);
     this.lines.assertStorableTotal(priced);
     if (customerId !== caller.userId) await this.users.ensureCustomer(customerId);
-    const order = { customerId, deliveryAddress, note: draft.note };
+    const order = { customerId, ...draftFields(draft), deliveryAddress };
     const event = this.events.order('ORDER_CREATED', caller.userId);
     return this.transactions.run((tx) => this.orders.insert(tx, order, priced, event));
   }
@@ -63,25 +64,15 @@ export class OrderEditingService {
       const priced = await this.lines.price(draft.items ?? [], itemFieldPrefix, tx);
       this.lines.assertStorableTotal(priced);
       await this.orders.replaceLines(tx, order.orderId, priced);
-      return { fields: { deliveryAddress: draft.deliveryAddress ?? null, note: draft.note ?? null } };
+      return { fields: replacedFields(draft) };
     });
   }
 
-  /** PATCH (merge patch): note and delivery address; null removes. */
+  /** PATCH (merge patch) of the settable fields; null removes. */
   patch(caller: Caller, orderId: string, patch: OrderPatch, expected?: ExpectedVersions): Promise<OrderBody> {
-    return this.changes.run(caller, orderId, 'patch', expected, async (_db, order) => {
-      const fields: OrderFieldChanges = {};
-      if (patch.note !== undefined) fields.note = patch.note;
-      if (patch.deliveryAddress !== undefined) {
-        const patched =
-          patch.deliveryAddress === null
-            ? { address: null }
-            : patchedDeliveryAddress(order.deliveryAddress, patch.deliveryAddress);
-        if ('missing' in patched) {
-          throw AppException.validation([{ field: `deliveryAddress.${patched.missing}`, code: 'REQUIRED' }]);
-        }
-        fields.deliveryAddress = patched.address;
-      }
+    return this.changes.run(caller, orderId, 'patch', expected, async (_tx, order) => {
+      const fields = patchedFields(order, patch);
+      if ('missing' in fields) throw AppException.validation([{ field: fields.missing, code: 'REQUIRED' }]);
       return { fields };
     });
   }

@@ -27,6 +27,10 @@ import {
  * - `lines`: the order's rows of another table, in the order they were added.
  * A field without a value is left out of every body (optional fields, and empty texts); `optional` says
  * which fields an order may lack. The bodies list the fields in this order.
+ *
+ * A `settable` field is one a client sets: on create, replaced by PUT, changed by a merge patch. The create's
+ * insert, PUT's and PATCH's changes derive from that flag (order.ts, persistence/order-json.sql.ts): a new
+ * settable field is its declaration here, its request rule (http/dto/order-request.dto.ts) and a migration.
  */
 
 /** Length (in code points) and characters of a text field. */
@@ -48,6 +52,8 @@ interface FieldBase {
   column: string;
   /** An order may lack it; a body then leaves it out. */
   optional?: boolean;
+  /** A client sets it (create, PUT, PATCH). */
+  settable?: boolean;
   /** Kept in the model only: no body, schema or export shows it (the version, which the ETag carries). */
   internal?: boolean;
   /** What the response schemas say of the field. */
@@ -67,6 +73,8 @@ export type ScalarField =
 export interface ObjectField {
   kind: 'object';
   optional: true;
+  /** A client sets it (create, PUT, PATCH): all its members, or none. */
+  settable?: boolean;
   members: Readonly<Record<string, ScalarField>>;
 }
 
@@ -147,6 +155,7 @@ export const ORDER_FIELDS = {
   deliveryAddress: {
     kind: 'object',
     optional: true,
+    settable: true,
     members: {
       streetName: {
         kind: 'text',
@@ -170,7 +179,13 @@ export const ORDER_FIELDS = {
     max: MAX_ORDER_LINES,
     members: LINE_FIELDS,
   },
-  note: { kind: 'text', column: 'note', optional: true, bounds: { min: 1, max: 1000, multiline: true } },
+  note: {
+    kind: 'text',
+    column: 'note',
+    optional: true,
+    settable: true,
+    bounds: { min: 1, max: 1000, multiline: true },
+  },
   trackingNumber: { kind: 'text', column: 'tracking_number', optional: true, bounds: { min: 1, max: 100 } },
   carrier: { kind: 'text', column: 'carrier', optional: true, bounds: { min: 1, max: 100 } },
   cancellationReason: { kind: 'text', column: 'cancellation_reason', optional: true, bounds: REASON },
@@ -226,4 +241,19 @@ export function fieldsOf<F extends FieldDeclaration>(
 /** The name a body gives a field in `version`. */
 export function servedName(name: string, field: FieldDeclaration, version: OrderBodyVersion): string {
   return version === 'v2' && 'v2' in field && field.v2?.name ? field.v2.name : name;
+}
+
+/** The names of the fields of a declaration that a client sets. */
+export type SettableName<Fields> = {
+  [N in keyof Fields]: Fields[N] extends { settable: true } ? N : never;
+}[keyof Fields];
+
+/** The fields of `fields` a client sets, in order, with their declarations. */
+export function settableFieldsOf(
+  fields: Readonly<Record<string, FieldDeclaration>>,
+): Array<[string, ScalarField | ObjectField]> {
+  return fieldsOf(fields).filter(
+    (entry): entry is [string, ScalarField | ObjectField] =>
+      entry[1].kind !== 'lines' && entry[1].settable === true,
+  );
 }

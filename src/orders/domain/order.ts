@@ -1,4 +1,4 @@
-import type { ModelOf, OrderFields } from './order-fields';
+import { ModelOf, ORDER_FIELDS, OrderFields, SettableName, settableFieldsOf } from './order-fields';
 import type { ActionTextField } from './order-state-machine';
 import type { OrderStatus } from './order-status';
 
@@ -40,18 +40,22 @@ export interface PricedLine extends RequestedLine {
   unitPrice: string;
 }
 
+/** The fields a client sets (the declaration's `settable` ones). */
+type Settable = SettableName<OrderFields>;
+
+/** The settable fields of an order, as the model holds them. */
+export type SettableFields = Partial<Pick<Order, Settable>>;
+
 /** What an owner sets on an order: on create, and replaced as a whole by PUT (absent means removed). */
-export interface OrderDraft {
+export interface OrderDraft extends SettableFields {
   items?: RequestedLine[];
-  deliveryAddress?: DeliveryAddress;
-  note?: string;
 }
 
+/** A merge patch of a value: an object's members each patched, a scalar replaced. */
+type PatchOf<V> = V extends string | number | Date ? V : { [M in keyof V]?: V[M] | null };
+
 /** A merge patch (RFC 7396): `undefined` leaves a field alone, `null` removes it. */
-export interface OrderPatch {
-  note?: string | null;
-  deliveryAddress?: { streetName?: string | null; zipCode?: string | null } | null;
-}
+export type OrderPatch = { [N in Settable]?: PatchOf<NonNullable<Order[N]>> | null };
 
 /**
  * The versions of an order a client's precondition (`If-Match`) accepts; undefined when it set none.
@@ -66,9 +70,47 @@ export function satisfies(expected: ExpectedVersions, version: number): boolean 
 /** A field change of an order, as the repository writes it: `null` clears the field. */
 export type OrderFieldChanges = {
   status?: OrderStatus;
-  deliveryAddress?: DeliveryAddress | null;
-  note?: string | null;
-} & Partial<Record<ActionTextField, string | null>>;
+} & { [N in Settable]?: Order[N] | null } & Partial<Record<ActionTextField, string | null>>;
+
+const SETTABLE = settableFieldsOf(ORDER_FIELDS) as Array<[Settable, (typeof ORDER_FIELDS)[Settable]]>;
+
+/** The settable fields of a draft, as a create writes them (absent ones left out). */
+export function draftFields(draft: OrderDraft): SettableFields {
+  const fields: Record<string, unknown> = {};
+  for (const [name] of SETTABLE) if (draft[name] !== undefined) fields[name] = draft[name];
+  return fields as SettableFields;
+}
+
+/** PUT: every settable field replaced by the draft's; an absent one is removed. */
+export function replacedFields(draft: OrderDraft): OrderFieldChanges {
+  const fields: Record<string, unknown> = {};
+  for (const [name] of SETTABLE) fields[name] = draft[name] ?? null;
+  return fields as OrderFieldChanges;
+}
+
+/**
+ * PATCH: the changes a merge patch makes to `current`, or the member of an object it leaves half removed (an
+ * object is all its members or none).
+ */
+export function patchedFields(current: Order, patch: OrderPatch): OrderFieldChanges | { missing: string } {
+  const fields: Record<string, unknown> = {};
+  for (const [name, field] of SETTABLE) {
+    const value = patch[name];
+    if (value === undefined) continue;
+    if (field.kind !== 'object' || value === null) {
+      fields[name] = value;
+      continue;
+    }
+    const patched = patchedObject(
+      Object.keys(field.members),
+      current[name] as Record<string, unknown> | undefined,
+      value as Record<string, unknown>,
+    );
+    if ('missing' in patched) return { missing: `${name}.${patched.missing}` };
+    fields[name] = patched.value;
+  }
+  return fields as OrderFieldChanges;
+}
 
 /** Quantities of an order per product, in product order (the lock order of stock reservations). */
 export function quantitiesByProduct(lines: readonly { productId: string; quantity: number }[]): Array<{
@@ -83,17 +125,19 @@ export function quantitiesByProduct(lines: readonly { productId: string; quantit
 }
 
 /**
- * The delivery address after a merge patch of it, or the part a half-removed address misses: an address
- * is both parts or nothing.
+ * An object after a merge patch of its `members`, or the member a half-removed object misses: an object is
+ * all its members or nothing.
  */
-export function patchedDeliveryAddress(
-  current: DeliveryAddress | undefined,
-  patch: NonNullable<OrderPatch['deliveryAddress']>,
-): { address: DeliveryAddress | null } | { missing: 'streetName' | 'zipCode' } {
-  const streetName = patch.streetName === undefined ? (current?.streetName ?? null) : patch.streetName;
-  const zipCode = patch.zipCode === undefined ? (current?.zipCode ?? null) : patch.zipCode;
-  if (streetName === null && zipCode === null) return { address: null };
-  if (streetName === null) return { missing: 'streetName' };
-  if (zipCode === null) return { missing: 'zipCode' };
-  return { address: { streetName, zipCode } };
+function patchedObject(
+  members: readonly string[],
+  current: Record<string, unknown> | undefined,
+  patch: Record<string, unknown>,
+): { value: Record<string, unknown> | null } | { missing: string } {
+  const value: Record<string, unknown> = {};
+  for (const member of members)
+    value[member] = patch[member] === undefined ? (current?.[member] ?? null) : patch[member];
+  const absent = members.filter((member) => value[member] === null);
+  if (absent.length === members.length) return { value: null };
+  if (absent.length > 0) return { missing: absent[0] };
+  return { value };
 }

@@ -7,6 +7,7 @@ import {
   OrderBodyVersion,
   ScalarField,
   servedName,
+  settableFieldsOf,
 } from '../domain/order-fields';
 
 /**
@@ -19,6 +20,8 @@ import {
  * - `line()`: a line as the items endpoints serve it.
  * - `record()`: the model (`Order`) as one JSON value, which `toOrder` reads: what the services' rules
  *   judge.
+ * - `settableColumns()`: the columns of the fields a client sets, with the value each takes: what a create
+ *   inserts (orders.repository.ts) and what a change writes.
  * Each is an expression over the row `o` of `orders` (a table row, or a row a statement just wrote) whose
  * lines are the rows `i` of `lines`: the lines' table, or the CTE that wrote them (a statement does not see
  * its own writes).
@@ -181,6 +184,25 @@ export function orderSql(fields: Fields) {
       return modelObject(fields, ORDER, from);
     },
 
+    /**
+     * The columns of the fields a client sets, in the declaration's order (an object's members each), with
+     * the value each takes from an order's fields (null when it has none).
+     */
+    settableColumns(): Array<{
+      column: string;
+      valueOf(fields: Readonly<Record<string, unknown>>): unknown;
+    }> {
+      return settableFieldsOf(fields).flatMap(([name, field]) =>
+        field.kind === 'object'
+          ? fieldsOf(field.members).map(([member, declaration]) => ({
+              column: declaration.column,
+              valueOf: (of: Readonly<Record<string, unknown>>) =>
+                (of[name] as Record<string, unknown> | null | undefined)?.[member] ?? null,
+            }))
+          : [{ column: field.column, valueOf: (of: Readonly<Record<string, unknown>>) => of[name] ?? null }],
+      );
+    },
+
     /** The order `record()` wrote: its members as they are, instants as `Date`s, no value left out. */
     toOrder(record: Readonly<Record<string, unknown>>): Order {
       const order: Record<string, unknown> = {};
@@ -193,6 +215,9 @@ export function orderSql(fields: Fields) {
     },
   };
 }
+
+/** The SQL forms of the orders of a declaration. */
+export type OrderSql = ReturnType<typeof orderSql>;
 
 /** The SQL forms of the service's orders. */
 export const ORDER_SQL = orderSql(ORDER_FIELDS);

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { DeliveryAddress, Order, OrderBody, OrderFieldChanges, PricedLine } from '../domain/order';
+import type { Order, OrderBody, OrderFieldChanges, PricedLine, SettableFields } from '../domain/order';
 import { fieldsOf, ORDER_FIELDS, OrderBodyVersion } from '../domain/order-fields';
 import type { OrderFilter, OrderScope, SortKey } from '../domain/order-list-criteria';
 import type { OrderTimestampField } from '../domain/order-state-machine';
 import { Sql } from '../../database/sql';
-import { read, StatementVariants, write } from '../../database/sql-statement';
+import { read, StatementVariants, write, type WriteStatement } from '../../database/sql-statement';
 import type { Tx } from '../../database/transactions';
 import { OrderEvent } from '../../events/event-recorder.service';
-import { ORDER_SQL } from './order-json.sql';
+import { ORDER_SQL, type OrderSql } from './order-json.sql';
 import { keysetPageStatement, offsetPageStatement, PageWindow } from './order-list.sql';
 
 /**
@@ -93,17 +93,24 @@ const DELETE_LINES = write('DELETE FROM order_items WHERE order_id = $1');
 const DELETE_LINE = write('DELETE FROM order_items WHERE order_id = $1 AND item_id = $2');
 
 /**
- * Inserts an order with its lines and total, records its event (type and actor $9, $10) and returns its v1
- * body, in one statement (see `insert`).
+ * Inserts an order with its lines and total, records its event and returns its v1 body, in one statement
+ * (see `insert`), for the orders of `sql` (the service's: `ORDER_SQL`). $1 the customer, then the columns of
+ * the fields a client sets (the declaration's), then the lines' product ids, names, prices and quantities,
+ * then the event's type and actor: `insertOrderValues`.
  */
-const INSERT_ORDER = write(
-  `
+export function insertOrderStatement(sql: OrderSql): WriteStatement {
+  const settable = sql.settableColumns();
+  const linesAt = settable.length + 2;
+  return write(
+    `
   WITH lines AS (
-    SELECT * FROM unnest($5::uuid[], $6::text[], $7::numeric[], $8::int[])
+    SELECT * FROM unnest($${linesAt}::uuid[], $${linesAt + 1}::text[], $${linesAt + 2}::numeric[],
+                         $${linesAt + 3}::int[])
       WITH ORDINALITY AS l(product_id, product_name, unit_price, quantity, position)
   ), created AS (
-    INSERT INTO orders (customer_id, delivery_street_name, delivery_zip_code, note, total_amount)
-    SELECT $1, $2, $3, $4, COALESCE((SELECT sum(unit_price * quantity) FROM lines), 0)
+    INSERT INTO orders (customer_id, ${settable.map((c) => c.column).join(', ')}, total_amount)
+    SELECT $1, ${settable.map((_, index) => `$${index + 2}`).join(', ')},
+      COALESCE((SELECT sum(unit_price * quantity) FROM lines), 0)
     RETURNING *
   ), items AS (
     INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
@@ -111,19 +118,62 @@ const INSERT_ORDER = write(
     FROM created CROSS JOIN lines l ORDER BY l.position
     RETURNING *
   ), body AS (
-    SELECT ${ORDER_SQL.bodyColumns('v1', 'items')} FROM created o
+    SELECT ${sql.bodyColumns('v1', 'items')} FROM created o
   ), recorded AS (
-    ${OrderEvent.sql('body', 9)}
+    ${OrderEvent.sql('body', linesAt + 4)}
   )
   SELECT * FROM body`,
-  'orders.insert',
+    'orders.insert',
+  );
+}
+
+/** The values of `insertOrderStatement(sql)`. */
+export function insertOrderValues(
+  sql: OrderSql,
+  order: Readonly<Record<string, unknown>> & { customerId: string },
+  lines: readonly PricedLine[],
+  event: OrderEvent,
+): unknown[] {
+  return [
+    order.customerId,
+    ...sql.settableColumns().map((settable) => settable.valueOf(order)),
+    lines.map((l) => l.productId),
+    lines.map((l) => l.productName),
+    lines.map((l) => l.unitPrice),
+    lines.map((l) => l.quantity),
+    ...event.values(),
+  ];
+}
+
+const INSERT_ORDER = insertOrderStatement(ORDER_SQL);
+/** The columns a client sets, from the declaration. */
+const SETTABLE = ORDER_SQL.settableColumns();
+
+/**
+ * One order per line, each holding that line and the same settable fields (the order batch), with an event
+ * each: $1 the customer, $2 the new order ids, $3–$6 the lines, then the settable columns.
+ */
+const INSERT_SINGLE_LINE_ORDERS = write(
+  `WITH line AS (
+     SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::numeric[], $6::int[]) WITH ORDINALITY
+       AS l(order_id, product_id, product_name, unit_price, quantity, position)),
+   new_order AS (
+     INSERT INTO orders (order_id, customer_id, ${SETTABLE.map((c) => c.column).join(', ')}, total_amount, created_at)
+     SELECT order_id, $1, ${SETTABLE.map((_, index) => `$${index + 7}`).join(', ')}, unit_price * quantity,
+       clock_timestamp()
+     FROM line ORDER BY position
+     RETURNING *),
+   new_items AS (
+     INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
+     SELECT order_id, product_id, product_name, unit_price, quantity FROM line ORDER BY position
+     RETURNING *),
+   body AS (SELECT ${ORDER_SQL.bodyColumns('v1', 'new_items')} FROM new_order o ORDER BY o.created_at)
+   ${OrderEvent.sql('body', SETTABLE.length + 7)}`,
+  'orders.insert-single-line-orders',
 );
 
-export interface NewOrder {
-  customerId: string;
-  deliveryAddress?: { streetName: string; zipCode: string };
-  note?: string;
-}
+/** A new order: its customer and the fields a client set. */
+export type NewOrder = SettableFields & { customerId: string };
 
 /**
  * The SET list of a change of an order (`save`, `saveMany`), its values appended to `values`: the changed
@@ -262,60 +312,34 @@ export class OrdersRepository {
    * PostgreSQL in `numeric`. The order's `event` is recorded by the same statement.
    */
   async insert(tx: Tx, order: NewOrder, lines: readonly PricedLine[], event: OrderEvent): Promise<OrderBody> {
-    const [body] = await tx.rows<OrderBody>(INSERT_ORDER, [
-      order.customerId,
-      order.deliveryAddress?.streetName ?? null,
-      order.deliveryAddress?.zipCode ?? null,
-      order.note ?? null,
-      lines.map((l) => l.productId),
-      lines.map((l) => l.productName),
-      lines.map((l) => l.unitPrice),
-      lines.map((l) => l.quantity),
-      ...event.values(),
-    ]);
+    const [body] = await tx.rows<OrderBody>(INSERT_ORDER, insertOrderValues(ORDER_SQL, order, lines, event));
     event.recorded(1);
     return body;
   }
 
   /**
-   * One new order of `customerId` per line, each holding that one line (and `deliveryAddress`, when given),
-   * in one statement however many lines there are (the order batch), each with its `event`. `clock_timestamp()`
+   * One new order of `customerId` per line, each holding that one line and the settable `fields` given (the
+   * default delivery address), in one statement however many lines there are (the order batch), each with its `event`. `clock_timestamp()`
    * stamps the orders in line order. Resolves to the order ids in line order.
    */
   async insertSingleLineOrders(
     tx: Tx,
     customerId: string,
     lines: readonly PricedLine[],
-    deliveryAddress: DeliveryAddress | undefined,
+    fields: SettableFields,
     event: OrderEvent,
   ): Promise<string[]> {
     const orderIds = lines.map(() => randomUUID());
-    await tx.rowCount(
-      write(`WITH line AS (
-         SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::numeric[], $6::int[]) WITH ORDINALITY
-           AS l(order_id, product_id, product_name, unit_price, quantity, position)),
-       new_order AS (
-         INSERT INTO orders (order_id, customer_id, delivery_street_name, delivery_zip_code, total_amount, created_at)
-         SELECT order_id, $1, $7, $8, unit_price * quantity, clock_timestamp() FROM line ORDER BY position
-         RETURNING *),
-       new_items AS (
-         INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity)
-         SELECT order_id, product_id, product_name, unit_price, quantity FROM line ORDER BY position
-         RETURNING *),
-       body AS (SELECT ${ORDER_SQL.bodyColumns('v1', 'new_items')} FROM new_order o ORDER BY o.created_at)
-       ${OrderEvent.sql('body', 9)}`),
-      [
-        customerId,
-        orderIds,
-        lines.map((l) => l.productId),
-        lines.map((l) => l.productName),
-        lines.map((l) => l.unitPrice),
-        lines.map((l) => l.quantity),
-        deliveryAddress?.streetName ?? null,
-        deliveryAddress?.zipCode ?? null,
-        ...event.values(),
-      ],
-    );
+    await tx.rowCount(INSERT_SINGLE_LINE_ORDERS, [
+      customerId,
+      orderIds,
+      lines.map((l) => l.productId),
+      lines.map((l) => l.productName),
+      lines.map((l) => l.unitPrice),
+      lines.map((l) => l.quantity),
+      ...SETTABLE.map((settable) => settable.valueOf(fields)),
+      ...event.values(),
+    ]);
     event.recorded(orderIds.length);
     return orderIds;
   }

@@ -48,13 +48,12 @@ export class UsersRepository {
    */
   async replaceProfile(tx: Tx, userId: string, changes: ProfileChanges): Promise<User | undefined> {
     const [user] = await tx.rows<User>(REPLACE_PROFILE, [
-        userId,
-        changes.displayName ?? null,
-        changes.email ?? null,
-        changes.regionId ?? null,
-        changes.segment ?? null,
-      ],
-    );
+      userId,
+      changes.displayName ?? null,
+      changes.email ?? null,
+      changes.regionId ?? null,
+      changes.segment ?? null,
+    ]);
     return user;
   }
 }
