@@ -40,7 +40,7 @@ const READY_WAIT_MS = 1_000;
 
 /**
  * BullMQ adapter of the job-queue port, on @nestjs/bullmq: its queues (`BullModule.registerQueue`) are the
- * producers, in every role; its workers (`QueueWorker`, a `WorkerHost` per queue) exist only where the role
+ * producers, in every role; its workers (`bullMqQueueWorker`, a `WorkerHost` per queue) exist only where the role
  * runs them (QueueModule), and run the processors registered here. Jobs survive restarts and stalled jobs (a
  * worker that died mid-job) are picked up again by BullMQ's stall detection.
  */
