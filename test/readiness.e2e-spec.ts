@@ -2,7 +2,9 @@ import { Queue } from 'bullmq';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as net from 'node:net';
 import { IDEMPOTENCY_MAINTENANCE_QUEUE } from '../src/idempotency/idempotency.cleanup';
-import { BullMqJobQueue } from '../src/queue/bullmq-job-queue';
+import { Test } from '@nestjs/testing';
+import { JobQueue } from '../src/queue/job-queue';
+import { QueueModule } from '../src/queue/queue.module';
 import { MAINTENANCE_JOBS, MAINTENANCE_QUEUE } from '../src/tasks/task-maintenance.service';
 import { adminClient } from './support/callers';
 import { ApiClient, withIdempotencyKey } from './support/http-client';
@@ -209,12 +211,24 @@ describeWithRedis('readiness and tasks while Redis goes away and comes back', ()
 describeWithRedis('a schedule given while Redis is down', () => {
   it('is set up once Redis is reachable, without the caller trying again', async () => {
     const port = await freePort();
-    const prefix = `os-schedule-${port}`;
-    const adapter = new BullMqJobQueue(`redis://127.0.0.1:${port}`, prefix, false);
+    const keyPrefix = `os-schedule-${port}`;
+    const module = await Test.createTestingModule({
+      imports: [
+        QueueModule.forRoot(
+          {
+            app: { role: 'api' },
+            redis: { url: `redis://127.0.0.1:${port}`, keyPrefix },
+            queue: { stalledJobSeconds: 30 },
+          },
+          ['late'],
+        ),
+      ],
+    }).compile();
+    const adapter = module.get(JobQueue);
     let redis: ChildProcess | undefined;
     const queue = new Queue('late', {
       connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },
-      prefix,
+      prefix: `${keyPrefix}:bull`,
     });
     queue.on('error', () => undefined);
     try {
@@ -230,7 +244,7 @@ describeWithRedis('a schedule given while Redis is down', () => {
       expect(keys).toEqual(['late.tick']);
     } finally {
       await queue.close();
-      await adapter.close();
+      await module.close();
       redis?.kill('SIGKILL');
     }
   }, 30_000);

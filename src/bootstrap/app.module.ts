@@ -4,11 +4,13 @@ import { AppConfig } from '../config/app-config';
 import { AppConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { DeliveryAddressesModule } from '../delivery-addresses/delivery-addresses.module';
+import { EVENTS_MAINTENANCE_QUEUE } from '../events/event-maintenance.service';
 import { EventsModule } from '../events/events.module';
 import { EncryptionModule } from '../encryption/encryption.module';
 import { FilesModule } from '../files/files.module';
 import { HealthModule } from '../health/health.module';
 import { HttpConventionsModule } from '../http/http-conventions.module';
+import { IDEMPOTENCY_MAINTENANCE_QUEUE } from '../idempotency/idempotency.cleanup';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { MetricsModule } from '../metrics/metrics.module';
 import { OrdersModule } from '../orders/orders.module';
@@ -18,13 +20,25 @@ import { QueueModule } from '../queue/queue.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { RedisModule } from '../redis/redis.module';
 import { StorageModule } from '../storage/storage.module';
+import { TASK_QUEUES } from '../tasks/task-dispatcher.service';
+import { MAINTENANCE_QUEUE } from '../tasks/task-maintenance.service';
 import { TasksModule } from '../tasks/tasks.module';
 import { UsersModule } from '../users/users.module';
 import { ValidationModule } from '../validation/validation.module';
 import { VersioningModule } from '../versioning/versioning.module';
+import { WEBHOOK_QUEUE } from '../webhooks/webhook-delivery.processor';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 
 export type ModuleImports = NonNullable<DynamicModule['imports']>;
+
+/** Every job queue of the service: each module's processors take the jobs of theirs. */
+const JOB_QUEUES = [
+  ...Object.values(TASK_QUEUES),
+  MAINTENANCE_QUEUE,
+  EVENTS_MAINTENANCE_QUEUE,
+  IDEMPOTENCY_MAINTENANCE_QUEUE,
+  WEBHOOK_QUEUE,
+];
 
 /** Infrastructure shared by the HTTP application and the worker. */
 function coreModules(config: AppConfig) {
@@ -32,7 +46,7 @@ function coreModules(config: AppConfig) {
     AppConfigModule.forRoot(config),
     DatabaseModule,
     RedisModule,
-    QueueModule,
+    QueueModule.forRoot(config, JOB_QUEUES),
     StorageModule,
     EncryptionModule,
     ProblemModule,

@@ -1,8 +1,12 @@
+import { Test } from '@nestjs/testing';
+import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import type { AppRole } from '../config/app-config';
 import { currentTrace, runInTrace, startSpan } from '../tracing/trace-context';
 import { BullMqJobQueue } from './bullmq-job-queue';
-import { JobInterrupted } from './job-queue';
+import { JobInterrupted, JobQueue } from './job-queue';
+import { QueueModule } from './queue.module';
 
 /** Against the real Redis of REDIS_URL (CI sets it); nothing to test without one. */
 const redisUrl = process.env.REDIS_URL;
@@ -10,33 +14,75 @@ const describeWithRedis = redisUrl ? describe : describe.skip;
 // Skipped suites are listed only in verbose runs: say why this one did not run.
 if (!redisUrl) process.stdout.write('skipped: BullMqJobQueue: needs REDIS_URL (a Redis server)\n');
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  while (!(await check()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
 }
 
 describeWithRedis('BullMqJobQueue', () => {
-  const prefix = `os-unit-${randomUUID()}`;
-  let queue: BullMqJobQueue;
+  const keyPrefix = `os-unit-${randomUUID()}`;
+  const running: Array<{ close(): Promise<void> }> = [];
+
+  /**
+   * The queue module of a process in `role`, as the application builds it (@nestjs/bullmq's BullModule);
+   * `register` registers processors and schedules before the workers start, as modules do when they init.
+   */
+  async function queueProcess(
+    role: AppRole,
+    queues: string[],
+    register: (queue: JobQueue) => Promise<void> | void = () => undefined,
+    stalledJobSeconds = 30,
+  ): Promise<{ queue: JobQueue; close(): Promise<void> }> {
+    const context = await Test.createTestingModule({
+      imports: [
+        QueueModule.forRoot(
+          { app: { role }, redis: { url: redisUrl, keyPrefix }, queue: { stalledJobSeconds } },
+          queues,
+        ),
+      ],
+    }).compile();
+    const queue = context.get(JobQueue);
+    await register(queue);
+    await context.init();
+    const process = { queue, close: () => context.close() };
+    running.push(process);
+    return process;
+  }
+
+  /** Workers BullMQ sees taking jobs from `name`, in every process. */
+  async function workersOf(name: string): Promise<number> {
+    const queue = new Queue(name, { connection: { url: redisUrl }, prefix: `${keyPrefix}:bull` });
+    try {
+      return await queue.getWorkersCount();
+    } finally {
+      await queue.close();
+    }
+  }
 
   afterEach(async () => {
-    await queue.close();
+    for (const process of running.splice(0)) await process.close();
   });
 
   // The queues' keys go with the spec: nothing of it stays in the shared Redis.
   afterAll(async () => {
     const redis = new IORedis(redisUrl as string);
-    for (const key of await redis.keys(`${prefix}:*`)) await redis.del(key);
+    for (const key of await redis.keys(`${keyPrefix}:*`)) await redis.del(key);
     redis.disconnect();
   });
 
+  it('is the adapter of the port when Redis is configured', async () => {
+    const { queue } = await queueProcess('api', ['any']);
+    expect(queue).toBeInstanceOf(BullMqJobQueue);
+    expect(queue.backend).toBe('bullmq');
+  });
+
   it('delivers payloads to the processor in the trace that queued them', async () => {
-    queue = new BullMqJobQueue(redisUrl as string, prefix, true);
     const seen: Array<{ n: number; traceId?: string }> = [];
-    queue.registerProcessor<{ n: number }>('traced', async (job) => {
-      seen.push({ n: job.data.n, traceId: currentTrace()?.traceId });
-    });
-    queue.start();
+    const { queue } = await queueProcess('worker', ['traced'], (q) =>
+      q.registerProcessor<{ n: number }>('traced', async (job) => {
+        seen.push({ n: job.data.n, traceId: currentTrace()?.traceId });
+      }),
+    );
     const producer = startSpan(undefined);
     await runInTrace(producer, () => queue.enqueue('traced', 'job', { n: 7 }));
     await until(() => seen.length === 1);
@@ -44,74 +90,107 @@ describeWithRedis('BullMqJobQueue', () => {
   });
 
   it('retries a failing job and reports exhaustion once with the payload', async () => {
-    queue = new BullMqJobQueue(redisUrl as string, prefix, true);
     const attempts: number[] = [];
     const exhausted: unknown[] = [];
-    queue.registerProcessor<{ n: number }>(
-      'failing',
-      async (job) => {
-        attempts.push(job.attempt);
-        throw new Error('boom');
-      },
-      { onExhausted: async (job) => void exhausted.push(job.data) },
+    const { queue } = await queueProcess('all', ['failing'], (q) =>
+      q.registerProcessor<{ n: number }>(
+        'failing',
+        async (job) => {
+          attempts.push(job.attempt);
+          throw new Error('boom');
+        },
+        { onExhausted: async (job) => void exhausted.push(job.data) },
+      ),
     );
-    queue.start();
     await queue.enqueue('failing', 'job', { n: 1 }, { attempts: 3, backoffMs: 10 });
     await until(() => exhausted.length === 1);
     expect(attempts).toEqual([1, 2, 3]);
     expect(exhausted).toEqual([{ n: 1 }]);
   });
 
-  it('queues without running in a process whose role runs no workers', async () => {
-    queue = new BullMqJobQueue(redisUrl as string, prefix, false);
-    const handler = jest.fn(async () => undefined);
-    queue.registerProcessor('idle', handler);
-    queue.start();
-    await queue.enqueue('idle', 'job', {});
-    expect(await queue.depth('idle')).toBe(1);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(handler).not.toHaveBeenCalled();
+  it('runs its processors with their concurrency', async () => {
+    let active = 0;
+    let most = 0;
+    let done = 0;
+    const { queue } = await queueProcess('worker', ['parallel'], (q) =>
+      q.registerProcessor(
+        'parallel',
+        async () => {
+          active += 1;
+          most = Math.max(most, active);
+          await until(() => active === 3 || done > 0, 5_000);
+          active -= 1;
+          done += 1;
+        },
+        { concurrency: 3 },
+      ),
+    );
+    for (let i = 0; i < 3; i += 1) await queue.enqueue('parallel', 'job', {});
+    await until(() => done === 3);
+    expect(most).toBe(3);
   });
 
-  it('hands a job back on close without using an attempt; the next worker runs it from the start', async () => {
-    queue = new BullMqJobQueue(redisUrl as string, prefix, true, { stalledJobSeconds: 5 });
-    const seen: Array<{ attempt: number }> = [];
-    queue.registerProcessor('handback', async (job) => {
-      seen.push({ attempt: job.attempt });
-      if (seen.length > 1) return;
-      while (!job.signal.aborted) await new Promise((r) => setTimeout(r, 10));
-      throw new JobInterrupted();
-    });
-    queue.start();
-    await queue.enqueue('handback', 'job', {}, { jobId: 'handback-1', attempts: 3 });
-    await until(() => seen.length === 1);
-    await queue.closeWorkers();
-    expect(await queue.jobState('handback', 'handback-1')).toMatch(/^(waiting|delayed)$/);
-    await queue.close();
+  it('queues without a worker in a process whose role runs no workers', async () => {
+    const handler = jest.fn(async () => undefined);
+    const { queue } = await queueProcess('api', ['idle'], (q) => q.registerProcessor('idle', handler));
+    await queue.enqueue('idle', 'job', {});
+    expect(await queue.depth('idle')).toBe(1);
+    expect(await workersOf('idle')).toBe(0);
+    expect(handler).not.toHaveBeenCalled();
 
-    queue = new BullMqJobQueue(redisUrl as string, prefix, true, { stalledJobSeconds: 5 });
-    queue.registerProcessor('handback', async (job) => void seen.push({ attempt: job.attempt }));
-    queue.start();
+    // The same module in the worker role runs one, which takes the job.
+    await queueProcess('worker', ['idle'], (q) => q.registerProcessor('idle', handler));
+    expect(await workersOf('idle')).toBe(1);
+    await until(() => handler.mock.calls.length === 1);
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses a processor or a job for a queue it was not given', async () => {
+    const { queue } = await queueProcess('api', ['known']);
+    expect(() => queue.registerProcessor('unknown', async () => undefined)).toThrow(/unknown/);
+    await expect(queue.enqueue('unknown', 'job', {})).rejects.toThrow(/unknown/);
+  });
+
+  it('hands a job back on shutdown without using an attempt; the next worker runs it from the start', async () => {
+    const seen: Array<{ attempt: number }> = [];
+    const first = await queueProcess(
+      'worker',
+      ['handback'],
+      (q) =>
+        q.registerProcessor('handback', async (job) => {
+          seen.push({ attempt: job.attempt });
+          while (!job.signal.aborted) await new Promise((r) => setTimeout(r, 10));
+          throw new JobInterrupted();
+        }),
+      5,
+    );
+    await first.queue.enqueue('handback', 'job', {}, { jobId: 'handback-1', attempts: 3 });
+    await until(() => seen.length === 1);
+    await first.close();
+    const { queue: inspector } = await queueProcess('api', ['handback']);
+    expect(await inspector.jobState('handback', 'handback-1')).toMatch(/^(waiting|delayed)$/);
+
+    await queueProcess(
+      'worker',
+      ['handback'],
+      (q) => q.registerProcessor('handback', async (job) => void seen.push({ attempt: job.attempt })),
+      5,
+    );
     await until(() => seen.length === 2);
     expect(seen).toEqual([{ attempt: 1 }, { attempt: 1 }]);
-    await until(() => false, 200);
-    expect(await queue.jobState('handback', 'handback-1')).toBe('completed');
+    await until(async () => (await inspector.jobState('handback', 'handback-1')) === 'completed');
+    expect(await inspector.jobState('handback', 'handback-1')).toBe('completed');
   });
 
   it('runs a schedule once per interval across two processes sharing the queue', async () => {
     const runs: string[] = [];
-    queue = new BullMqJobQueue(redisUrl as string, prefix, true);
-    const other = new BullMqJobQueue(redisUrl as string, prefix, true);
-    for (const [q, label] of [
-      [queue, 'a'],
-      [other, 'b'],
-    ] as const) {
-      q.registerProcessor('scheduled', async (job) => void runs.push(`${label}:${job.name}`));
-      await q.schedule('scheduled', 'tick', 300);
-      q.start();
+    for (const label of ['a', 'b']) {
+      await queueProcess('worker', ['scheduled'], async (q) => {
+        q.registerProcessor('scheduled', async (job) => void runs.push(`${label}:${job.name}`));
+        await q.schedule('scheduled', 'tick', 300);
+      });
     }
     await until(() => false, 1_100);
-    await other.close();
     // One scheduler (its id is the queue and the name): about one run per 300 ms, not two.
     expect(runs.length).toBeGreaterThanOrEqual(2);
     expect(runs.length).toBeLessThanOrEqual(5);
@@ -119,7 +198,7 @@ describeWithRedis('BullMqJobQueue', () => {
   });
 
   it('answers unknown for a job it never had', async () => {
-    queue = new BullMqJobQueue(redisUrl as string, prefix, false);
+    const { queue } = await queueProcess('api', ['nothing-here']);
     expect(await queue.jobState('nothing-here', 'nope')).toBe('unknown');
   });
 });

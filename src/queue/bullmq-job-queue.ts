@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { DelayedError, Job, Queue, Worker } from 'bullmq';
+import { DelayedError, Job, Queue } from 'bullmq';
 import IORedis from 'ioredis';
+import type { QueueWorker } from './bullmq-queue-worker';
 import { enqueueTraced, runTraced, TracedJobData, withTrace } from './job-trace';
 import {
   DEFAULT_JOB_ATTEMPTS,
@@ -37,26 +38,18 @@ const RETENTION = {
 /** How long a producer call waits for the first connection to Redis (`reachable()`). */
 const READY_WAIT_MS = 1_000;
 
-export interface BullMqTiming {
-  /**
-   * How long a job whose worker died (killed, partitioned) stays claimed before another worker takes it
-   * over: the lock lives this long and is renewed at half of it; stalled jobs are looked for this often.
-   */
-  stalledJobSeconds: number;
-}
-
 /**
- * BullMQ adapter: producers in every role, workers only where the role runs them. Jobs survive restarts
- * and stalled jobs (a worker that died mid-job) are picked up again by BullMQ's stall detection.
+ * BullMQ adapter of the job-queue port, on @nestjs/bullmq: its queues (`BullModule.registerQueue`) are the
+ * producers, in every role; its workers (`bullMqQueueWorker`, a `WorkerHost` per queue) exist only where the role
+ * runs them (QueueModule), and run the processors registered here. Jobs survive restarts and stalled jobs (a
+ * worker that died mid-job) are picked up again by BullMQ's stall detection.
  */
 export class BullMqJobQueue extends JobQueue {
   readonly backend = 'bullmq' as const;
   private readonly logger = new Logger('BullMqJobQueue');
   private readonly queues = new Map<string, Queue>();
   private readonly registrations = new Map<string, Registration>();
-  private readonly workers: Worker[] = [];
-  private readonly workerConnections: IORedis[] = [];
-  private readonly producerConnection: IORedis;
+  private readonly workers: QueueWorker[] = [];
 
   /** Every schedule set up by this process, by scheduler id: set up again when Redis comes back without it. */
   private readonly schedules = new Map<string, Schedule>();
@@ -69,16 +62,16 @@ export class BullMqJobQueue extends JobQueue {
   /** When the wait for the first connection ends (set by the first producer call). */
   private firstWaitEnds?: number;
 
+  /** `producerConnection` is the one `queues` share (queue-connections.ts). */
   constructor(
-    private readonly redisUrl: string,
-    private readonly prefix: string,
-    private readonly runsWorkers: boolean,
-    private readonly timing: BullMqTiming = { stalledJobSeconds: 30 },
+    private readonly producerConnection: IORedis,
+    queues: readonly Queue[],
   ) {
     super();
-    // Producers fail fast while Redis is down instead of queueing commands in memory (see `reachable()`).
-    this.producerConnection = new IORedis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    this.producerConnection.on('error', () => undefined);
+    for (const queue of queues) {
+      queue.on('error', () => undefined);
+      this.queues.set(queue.name, queue);
+    }
     // Redis may come back without its data (restarted without persistence, failed over to an empty
     // replica): its job schedulers are gone then, and the maintenance jobs (the reconciler among them)
     // would never run again until this process restarted. Every reconnect sets up the missing ones again.
@@ -109,6 +102,7 @@ export class BullMqJobQueue extends JobQueue {
   }
 
   registerProcessor<T>(queue: string, handler: JobHandler<T>, options: ProcessorOptions<T> = {}): void {
+    this.queue(queue);
     this.registrations.set(queue, {
       handler: handler as JobHandler<unknown>,
       options: options as ProcessorOptions<unknown>,
@@ -169,59 +163,58 @@ export class BullMqJobQueue extends JobQueue {
     return Object.values(counts).reduce((sum, n) => sum + n, 0);
   }
 
-  start(): void {
-    if (!this.runsWorkers) return;
-    for (const [queueName, registration] of this.registrations) {
-      // Workers need connections that may block (BullMQ refuses them without maxRetriesPerRequest: null); BullMQ does not
-      // close a connection it was given, so they are kept to be closed here.
-      const connection = new IORedis(this.redisUrl, { maxRetriesPerRequest: null });
-      connection.on('error', () => undefined);
-      this.workerConnections.push(connection);
-      const worker = new Worker(
-        queueName,
-        async (job: Job, token?: string) => {
-          const interrupt = new AbortController();
-          // A job fetched while closing is handed back at its first safe point.
-          if (this.closing) interrupt.abort();
-          this.running.add(interrupt);
-          try {
-            const attempt = job.attemptsMade + 1;
-            await runTraced(
-              job.data as TracedJobData<unknown>,
-              (payload) =>
-                registration.handler({
-                  id: job.id ?? '',
-                  queue: queueName,
-                  name: job.name,
-                  data: payload,
-                  attempt,
-                  maxAttempts: job.opts.attempts ?? 1,
-                  signal: interrupt.signal,
-                }),
-              { system: this.backend, queue: queueName, name: job.name, id: job.id, attempt },
-            );
-          } catch (error: unknown) {
-            if (!(error instanceof JobInterrupted)) throw error;
-            // Back to the queue at once for another worker, without using an attempt.
-            await job.moveToDelayed(Date.now(), token);
-            throw new DelayedError();
-          } finally {
-            this.running.delete(interrupt);
-          }
-        },
-        {
-          connection,
-          prefix: this.prefix,
-          concurrency: registration.options.concurrency ?? 1,
-          lockDuration: this.timing.stalledJobSeconds * 1_000,
-          stalledInterval: this.timing.stalledJobSeconds * 1_000,
-          // A job whose worker died twice is failed rather than taken over forever.
-          maxStalledCount: 2,
-        },
+  /**
+   * Starts the workers @nestjs/bullmq made for this process's role (none in the `api` role), once every
+   * processor has registered: each takes jobs with its processor's concurrency.
+   */
+  start(workers: readonly QueueWorker[]): void {
+    for (const host of workers) {
+      this.workers.push(host);
+      const worker = host.worker;
+      const registration = this.registrations.get(worker.name);
+      if (!registration) {
+        this.logger.error(`queue ${worker.name} has no processor: its worker does not run`);
+        continue;
+      }
+      worker.concurrency = registration.options.concurrency ?? 1;
+      worker.run().catch((error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        this.logger.warn(`worker ${worker.name} stopped: ${reason}`);
+      });
+    }
+  }
+
+  /** Runs a job of `queueName` taken by its worker (`QueueWorker.process`) with the queue's processor. */
+  async process(queueName: string, job: Job, token?: string): Promise<void> {
+    const registration = this.registrations.get(queueName);
+    if (!registration) throw new Error(`queue ${queueName} has no processor`);
+    const interrupt = new AbortController();
+    // A job fetched while closing is handed back at its first safe point.
+    if (this.closing) interrupt.abort();
+    this.running.add(interrupt);
+    try {
+      const attempt = job.attemptsMade + 1;
+      await runTraced(
+        job.data as TracedJobData<unknown>,
+        (payload) =>
+          registration.handler({
+            id: job.id ?? '',
+            queue: queueName,
+            name: job.name,
+            data: payload,
+            attempt,
+            maxAttempts: job.opts.attempts ?? 1,
+            signal: interrupt.signal,
+          }),
+        { system: this.backend, queue: queueName, name: job.name, id: job.id, attempt },
       );
-      worker.on('failed', (job, error) => void this.onFailed(queueName, registration, job, error));
-      worker.on('error', (error) => this.logger.warn(`worker ${queueName}: ${error.message}`));
-      this.workers.push(worker);
+    } catch (error: unknown) {
+      if (!(error instanceof JobInterrupted)) throw error;
+      // Back to the queue at once for another worker, without using an attempt.
+      await job.moveToDelayed(Date.now(), token);
+      throw new DelayedError();
+    } finally {
+      this.running.delete(interrupt);
     }
   }
 
@@ -229,13 +222,9 @@ export class BullMqJobQueue extends JobQueue {
    * `failed` fires for every failed attempt; only a job that will not run again (its attempts used up, or
    * failed for good after stalling too often) is exhausted.
    */
-  private async onFailed(
-    queueName: string,
-    registration: Registration,
-    job: Job | undefined,
-    error: Error,
-  ): Promise<void> {
-    if (!job) return;
+  async failed(queueName: string, job: Job | undefined, error: Error): Promise<void> {
+    const registration = this.registrations.get(queueName);
+    if (!job || !registration) return;
     const final =
       job.attemptsMade >= (job.opts.attempts ?? 1) ||
       (await job.getState().catch(() => 'unknown')) === 'failed';
@@ -260,7 +249,7 @@ export class BullMqJobQueue extends JobQueue {
 
   /**
    * Stops taking jobs; running handlers are told to stop at their next safe point (hand-back) or finish;
-   * then the connections close.
+   * then the workers close.
    */
   async closeWorkers(): Promise<void> {
     this.closing = true;
@@ -268,17 +257,16 @@ export class BullMqJobQueue extends JobQueue {
     // BullMQ's graceful close would wait for Redis: it closes at once (its job's lock expires, and another
     // worker takes the job over once Redis is back).
     const closed = Promise.allSettled(
-      this.workers.map((worker, i) => worker.close(this.workerConnections[i].status !== 'ready')),
+      this.workers.map((host) => host.worker.close(host.connection.status !== 'ready')),
     );
     for (const interrupt of this.running) interrupt.abort();
     await closed;
     this.workers.length = 0;
-    for (const connection of this.workerConnections.splice(0)) connection.disconnect();
   }
 
+  /** After the workers: the queues are closed by @nestjs/bullmq, their shared connection here. */
   async close(): Promise<void> {
     await this.closeWorkers();
-    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
     this.producerConnection.disconnect();
   }
 
@@ -308,19 +296,8 @@ export class BullMqJobQueue extends JobQueue {
   }
 
   private queue(name: string): Queue {
-    let queue = this.queues.get(name);
-    if (!queue) {
-      // Set up without waiting for Redis or asking its version (BullMQ would, from the constructor): a queue
-      // is set up only once `reachable()`, and its workers check the version on their own connections.
-      queue = new Queue(name, {
-        connection: this.producerConnection,
-        prefix: this.prefix,
-        skipWaitingForReady: true,
-        skipVersionCheck: true,
-      });
-      queue.on('error', () => undefined);
-      this.queues.set(name, queue);
-    }
+    const queue = this.queues.get(name);
+    if (!queue) throw new Error(`queue ${name} is not one of the queues QueueModule registers`);
     return queue;
   }
 }
