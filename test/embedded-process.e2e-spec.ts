@@ -97,11 +97,20 @@ describe('npm start on the embedded store', () => {
     expect(body.details.queue).toMatchObject({ status: 'up', backend: 'in-process' });
   });
 
-  it('writes every line as one JSON object, the first start-up line included', () => {
+  it('writes every line as one JSON object, and one line at info for the start (routes and modules at debug)', () => {
     const lines = output.split('\n').filter((line) => line.trim() !== '');
-    expect(lines.length).toBeGreaterThan(3);
     for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
     expect(JSON.parse(lines[0])).toMatchObject({ level: expect.any(Number), time: expect.any(String) });
+    const info = lines
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((l) => l.level === 30);
+    expect(info.map((line) => line.msg)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^listening on http://127\\.0\\.0\\.1:${port} \\(role all\\); embedded PostgreSQL initialised and started in \\S+ on 127\\.0\\.0\\.1:\\d+$`,
+        ),
+      ),
+    ]);
   });
 
   it('npm run seed uses the server npm start runs; a second start says who holds it and what to do', async () => {
@@ -116,11 +125,13 @@ describe('npm start on the embedded store', () => {
       second.stdout?.on('data', (d: Buffer) => (said += d.toString()));
       second.stderr?.on('data', (d: Buffer) => (said += d.toString()));
       const code = await exitOf(second);
-      const messages = said
+      const lines = said
         .trim()
         .split('\n')
-        .map((line) => (JSON.parse(line) as { msg: string }).msg);
-      outcomes.push({ code, last: messages.join('\n') });
+        .map((line) => JSON.parse(line) as { msg: string; err?: unknown });
+      // A refusal is one line that says it all: no error object, no stack.
+      expect(lines.filter((line) => line.err !== undefined)).toEqual([]);
+      outcomes.push({ code, last: lines.map((line) => line.msg).join('\n') });
     }
     const [seed, start] = outcomes;
     expect(seed.code).toBe(0);

@@ -34,7 +34,7 @@ export async function resolveDatabase(
   { attach = false }: { attach?: boolean } = {},
 ): Promise<{ config: AppConfig; embedded?: EmbeddedDatabase }> {
   if (config.database.url) return { config };
-  const logger = new Logger('Database');
+  const logger = new Logger('EmbeddedDatabase');
   // A conditional load, as the telemetry's: only a process without DATABASE_URL runs this code.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const embeddedServer = require('../database/embedded/embedded-server') as EmbeddedServerModule;
