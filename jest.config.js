@@ -46,6 +46,9 @@ module.exports = {
       slowTestThreshold: 20,
     },
   ],
-  testTimeout: 60000,
+  // A guard against a hung test, not a bound on speed: no test or hook has a time limit of its own, since load
+  // stretches every duration (a busy machine made a 25,000-order seed take two minutes). Tests wait for
+  // conditions (test/support/wait.ts); this only ends one whose condition never comes, so a run cannot hang.
+  testTimeout: 10 * 60 * 1000,
   cacheDirectory,
 };

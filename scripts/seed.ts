@@ -88,11 +88,12 @@ export async function seed(dataSource: DataSource): Promise<Seeded> {
 
 async function main(): Promise<void> {
   const { config, embedded } = await resolveDatabase(loadConfigOrExit(), { attach: true });
+  const logger = new Logger('Seed');
+  if (embedded) logger.log(embedded.description);
   const dataSource = await new DataSource(databaseOptions(config.database.url as string)).initialize();
   try {
     await runMigrationsLocked(dataSource);
     const seeded = await seed(dataSource);
-    const logger = new Logger('Seed');
     logger.log(
       seeded.products + seeded.customers + seeded.orders === 0
         ? 'nothing to seed: the demo data is already there'

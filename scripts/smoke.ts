@@ -8,7 +8,7 @@ import {
 } from '@order-service/client';
 
 /**
- * `npm run test:smoke -- --base-url <url> --token <bearer> [--json <file>]`: a black-box check of a running
+ * `SMOKE_TOKEN=<bearer> npm run test:smoke -- --base-url <url> [--json <file>]`: a black-box check of a running
  * deployment over HTTP — probes, an order's life (create, confirm, read, list, cancel), an attachment round
  * trip, a customer export to completion with its file, a Problem Details error in ru and en. It cleans up what
  * it made (the attachment and the order are deleted; a product it made is DISCONTINUED; the export task and
@@ -18,6 +18,9 @@ import {
  * ACTIVE product with stock from the catalogue (and says so when there is none). It talks to the API through
  * the TypeScript client (client/, `@order-service/client`) as a client application does, and to the
  * operational endpoints (/health, /ready) with plain fetch; it imports nothing of the service.
+ *
+ * The token comes from SMOKE_TOKEN: npm prints a script's arguments in its banner, so a token given as
+ * `--token` (still taken, for `node dist/scripts/smoke.js`) would show wherever the output goes.
  */
 
 // The smallest PNG: 1×1, one grey pixel.
@@ -46,8 +49,8 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Options {
   const token = value('--token') ?? env.SMOKE_TOKEN;
   if (!baseUrl || !token) {
     throw new SmokeFailure(
-      'usage: npm run test:smoke -- --base-url <url> --token <bearer token> [--json <report.json>] ' +
-        '[--export-timeout <seconds>] (or SMOKE_BASE_URL, SMOKE_TOKEN)',
+      'usage: SMOKE_TOKEN=<bearer token> npm run test:smoke -- --base-url <url> [--json <report.json>] ' +
+        '[--export-timeout <seconds>] (or SMOKE_BASE_URL; --token <bearer token> instead of SMOKE_TOKEN)',
     );
   }
   return {

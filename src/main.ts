@@ -19,8 +19,11 @@ async function bootstrap(): Promise<void> {
     await stopTelemetry();
   });
   await app.listen({ port: config.http.port, host: config.http.host });
-  const logger = new Logger('Main');
-  logger.log(`listening on http://${config.http.host}:${config.http.port} (role ${config.app.role})`);
+  // The one line a start writes at info (the framework's own start-up lines are debug).
+  const database = embedded ? `; ${embedded.description}` : '';
+  new Logger('Main').log(
+    `listening on http://${config.http.host}:${config.http.port} (role ${config.app.role})${database}`,
+  );
 }
 
 bootstrap().catch((error: unknown) => {

@@ -25,8 +25,10 @@ export async function runWorker(loaded: AppConfig): Promise<void> {
     await stopTelemetry();
   });
   await server.listen({ port: config.http.port, host: config.http.host });
+  // The one line a start writes at info (the framework's own start-up lines are debug).
+  const database = embedded ? `; ${embedded.description}` : '';
   new Logger('Worker').log(
-    `worker started; operational endpoints on http://${config.http.host}:${config.http.port}`,
+    `worker started; operational endpoints on http://${config.http.host}:${config.http.port}${database}`,
   );
 }
 

@@ -9,6 +9,7 @@ import { REQUEST_COMMITTED_CHANNEL } from '../src/http/request-transaction';
 import { ORDER_TRANSITIONS } from '../src/orders/domain/order-state-machine';
 import { freePort } from './support/net';
 import { callerToken } from './support/tokens';
+import { answers200, eventually } from './support/wait';
 
 /**
  * Exactly once through crashes, for every operation that takes an Idempotency-Key: the built service runs in
@@ -27,7 +28,6 @@ const ENV: NodeJS.ProcessEnv = {
   LOG_LEVEL: 'warn',
 };
 const config = loadConfig(ENV);
-const START_TIMEOUT_MS = 45_000;
 
 interface Reply {
   status: number;
@@ -52,17 +52,12 @@ async function start(crashAfter?: string): Promise<Service> {
   const service: Service = { child, base: `http://127.0.0.1:${port}`, output: '' };
   child.stdout?.on('data', (d: Buffer) => (service.output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (service.output += d.toString()));
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the service exited at start:\n${service.output}`);
-    const ready = await fetch(`${service.base}/ready`).then(
-      (res) => res.status === 200,
-      () => false,
-    );
-    if (ready) return service;
-    if (Date.now() > deadline) throw new Error(`the service was not ready in time:\n${service.output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await answers200(`${service.base}/ready`, {
+    failsWhen: () =>
+      child.exitCode === null ? undefined : `the service exited at start:\n${service.output}`,
+    intervalMs: 100,
+  });
+  return service;
 }
 
 async function stop(service: Service | undefined): Promise<void> {
@@ -230,7 +225,7 @@ describe('exactly once through a crash right after the commit, for every operati
     made.itemsTarget = await order([{ productId: made.product, quantity: 1 }]);
     await stop(service);
     service = await start(operations[0][1].operation);
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await stop(service);
@@ -525,25 +520,24 @@ describe('exactly once through a crash right after the commit, for every operati
 
   /** The caller's tasks of `type`: there must be one, and it completes after one run. */
   async function expectOneTaskRun(ownerId: string, type: string): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const { rows } = await db.query<{ taskId: string; status: string; attempts: number }>(
-        'SELECT task_id AS "taskId", status, attempts FROM tasks WHERE owner_id = $1 AND type = $2',
-        [ownerId, type],
-      );
-      expect(rows).toHaveLength(1);
-      if (rows[0].status === 'COMPLETED') {
-        expect(rows[0].attempts).toBe(1);
-        const { n } = await one<{ n: number }>(
-          "SELECT count(*)::int AS n FROM events WHERE task_id = $1 AND type = 'TASK_COMPLETED'",
-          [rows[0].taskId],
+    const task = await eventually(
+      `the ${type} task of ${ownerId} to complete`,
+      async () => {
+        const { rows } = await db.query<{ taskId: string; status: string; attempts: number }>(
+          'SELECT task_id AS "taskId", status, attempts FROM tasks WHERE owner_id = $1 AND type = $2',
+          [ownerId, type],
         );
-        expect(n).toBe(1);
-        return;
-      }
-      if (Date.now() > deadline) throw new Error(`the task did not complete: ${JSON.stringify(rows[0])}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+        expect(rows).toHaveLength(1);
+        return rows[0].status === 'COMPLETED' ? rows[0] : undefined;
+      },
+      { intervalMs: 100 },
+    );
+    expect(task.attempts).toBe(1);
+    const { n } = await one<{ n: number }>(
+      "SELECT count(*)::int AS n FROM events WHERE task_id = $1 AND type = 'TASK_COMPLETED'",
+      [task.taskId],
+    );
+    expect(n).toBe(1);
   }
 
   let reporter: { sub: string; authorization: string };
@@ -624,6 +618,6 @@ describe('exactly once through a crash right after the commit, for every operati
       expect(replay.status).toBe(operation.status);
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       await operation.after(before, replay);
-    }, 90_000);
+    });
   });
 });

@@ -17,6 +17,7 @@ import { ORDERS } from './support/orders';
 import { seedCustomer, seedOrders, seedProduct } from './support/seed';
 import { bootTestApp, TestApp } from './support/test-app';
 import { bearer } from './support/tokens';
+import { eventually } from './support/wait';
 
 /**
  * The statement and idle-in-transaction limits belong to the session: on a direct connection the service
@@ -36,16 +37,6 @@ const SLEEP = read('SELECT pg_sleep(5)');
 function sqlState(error: unknown): string | undefined {
   const failed = error as { code?: string; driverError?: { code?: string } };
   return failed.driverError?.code ?? failed.code;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('on a direct connection the limits are asked for at connect', () => {
@@ -87,7 +78,7 @@ describe('on a direct connection the limits are asked for at connect', () => {
       await tx.rows(write('SELECT 1 FROM users WHERE user_id = $1 FOR UPDATE'), [customerId]);
       // Another writer of the row waits for the lock (each try ends at the statement timeout) until the
       // server ends this idle transaction and frees it.
-      await until('the row lock freed', () =>
+      await eventually('the row lock freed', () =>
         transactions
           .runAlone((other) => other.rowCount(touch, [customerId]))
           .then(
@@ -208,7 +199,7 @@ describe('a connection lost under a statement', () => {
     const dataSource = t.app.get(DataSource);
     const marker = `SELECT pg_sleep(30) /* lost ${Date.now()} */`;
     const lost = sql.rows(read(marker)).catch((e: unknown) => e);
-    await until('the statement terminated by the server', async () => {
+    await eventually('the statement terminated by the server', async () => {
       const killed = (await dataSource.query(
         'SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE query = $1',
         [marker],
@@ -224,7 +215,7 @@ describe('a connection lost under a statement', () => {
     const dataSource = t.app.get(DataSource);
     const marker = `SELECT pg_sleep(30) /* lost in a transaction ${Date.now()} */`;
     const lost = transactions.run((tx) => tx.rows(read(marker))).catch((e: unknown) => e);
-    await until('the statement terminated by the server', async () => {
+    await eventually('the statement terminated by the server', async () => {
       const killed = (await dataSource.query(
         'SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE query = $1',
         [marker],
@@ -306,7 +297,7 @@ describe('no answer depends on the session time zone', () => {
     const accepted = await start;
     expect(accepted.statusCode).toBe(202);
     const location = String(accepted.headers.location);
-    const task = await until(`${location} completed`, async () => {
+    const task = await eventually(`${location} completed`, async () => {
       const body = (await c('GET', location)).json<{ status: string; resultUrl?: string }>();
       return body.status === 'COMPLETED' ? body : undefined;
     });

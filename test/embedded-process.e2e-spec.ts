@@ -6,34 +6,13 @@ import * as path from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/database/embedded/embedded-server';
 import { freePort } from './support/net';
+import { answers200, until } from './support/wait';
 
 /**
  * The real entry point (`node dist/src/main.js`, as `npm start` runs it) with no DATABASE_URL and no
  * REDIS_URL: it starts its embedded PostgreSQL, serves /health and /ready, and shuts down gracefully.
  */
 const ROOT = path.resolve(__dirname, '..');
-
-async function waitFor(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await fetch(url);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 function isAlive(pid: number): boolean {
   try {
@@ -77,8 +56,12 @@ describe('npm start on the embedded store', () => {
     });
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-    await waitFor(`http://127.0.0.1:${port}/health`, 45_000);
-  }, 60_000);
+    await answers200(`http://127.0.0.1:${port}/health`, {
+      failsWhen: () => (child.exitCode === null ? undefined : `the service exited: ${output}`),
+    });
+    // Its start line is written once it listens: the tests below read it.
+    await until('the start line', () => output.includes('"context":"Main"'));
+  });
 
   afterAll(() => {
     if (child.exitCode === null) process.kill(-(child.pid as number), 'SIGKILL');
@@ -97,11 +80,20 @@ describe('npm start on the embedded store', () => {
     expect(body.details.queue).toMatchObject({ status: 'up', backend: 'in-process' });
   });
 
-  it('writes every line as one JSON object, the first start-up line included', () => {
+  it('writes every line as one JSON object, and one line at info for the start (routes and modules at debug)', () => {
     const lines = output.split('\n').filter((line) => line.trim() !== '');
-    expect(lines.length).toBeGreaterThan(3);
     for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
     expect(JSON.parse(lines[0])).toMatchObject({ level: expect.any(Number), time: expect.any(String) });
+    const info = lines
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((l) => l.level === 30);
+    expect(info.map((line) => line.msg)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^listening on http://127\\.0\\.0\\.1:${port} \\(role all\\); embedded PostgreSQL initialised and started in \\S+ on 127\\.0\\.0\\.1:\\d+$`,
+        ),
+      ),
+    ]);
   });
 
   it('npm run seed uses the server npm start runs; a second start says who holds it and what to do', async () => {
@@ -116,11 +108,13 @@ describe('npm start on the embedded store', () => {
       second.stdout?.on('data', (d: Buffer) => (said += d.toString()));
       second.stderr?.on('data', (d: Buffer) => (said += d.toString()));
       const code = await exitOf(second);
-      const messages = said
+      const lines = said
         .trim()
         .split('\n')
-        .map((line) => (JSON.parse(line) as { msg: string }).msg);
-      outcomes.push({ code, last: messages.join('\n') });
+        .map((line) => JSON.parse(line) as { msg: string; err?: unknown });
+      // A refusal is one line that says it all: no error object, no stack.
+      expect(lines.filter((line) => line.err !== undefined)).toEqual([]);
+      outcomes.push({ code, last: lines.map((line) => line.msg).join('\n') });
     }
     const [seed, start] = outcomes;
     expect(seed.code).toBe(0);
@@ -132,7 +126,7 @@ describe('npm start on the embedded store', () => {
         `in use by npm start \\(process ${child.pid}\\): stop it \\(Ctrl-C where it runs\\) and start again$`,
       ),
     );
-  }, 40_000);
+  });
 
   it('Ctrl-C: finishes an in-flight request, then stops its PostgreSQL, with nothing at warn or above', async () => {
     // Where the data went (DATA_DIR, or a private directory as root when DATA_DIR is out of reach).
@@ -157,7 +151,7 @@ describe('npm start on the embedded store', () => {
     const signalledAt = output.length;
     // As a terminal's Ctrl-C does: SIGINT to the whole foreground process group.
     process.kill(-(child.pid as number), 'SIGINT');
-    await until(() => output.includes('SIGINT received'), 10_000);
+    await until('the shutdown to begin', () => output.includes('SIGINT received'));
     socket.write(body.slice(5));
     const code = await exited;
     await new Promise((r) => (socket.destroyed ? r(undefined) : socket.once('close', r)));
@@ -173,7 +167,7 @@ describe('npm start on the embedded store', () => {
     expect(after.filter((line) => line.level >= 40)).toEqual([]);
     expect(isAlive(state.pid)).toBe(false);
     expect(existsSync(stateFile)).toBe(false);
-  }, 40_000);
+  });
 });
 
 describe('the embedded store, run as root from a private directory, and npm run seed', () => {
@@ -214,52 +208,46 @@ describe('the embedded store, run as root from a private directory, and npm run 
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 
   const asRoot = process.getuid?.() === 0 ? it : it.skip;
-  asRoot(
-    'keeps the data where the postgres user can reach it, and says where',
-    async () => {
-      // A home directory is 0700: the postgres OS user the embedded server runs as cannot go through it.
-      const home = mkdtempSync(path.join(tmpdir(), 'order-service-home-'));
-      chmodSync(home, 0o700);
-      // What the server or initdb could leave in /tmp: a password file, a Unix socket and its lock.
-      const leftovers = () => readdirSync('/tmp').filter((name) => /^(pg-password-|\.s\.PGSQL\.)/.test(name));
-      const before = leftovers();
+  asRoot('keeps the data where the postgres user can reach it, and says where', async () => {
+    // A home directory is 0700: the postgres OS user the embedded server runs as cannot go through it.
+    const home = mkdtempSync(path.join(tmpdir(), 'order-service-home-'));
+    chmodSync(home, 0o700);
+    // What the server or initdb could leave in /tmp: a password file, a Unix socket and its lock.
+    const leftovers = () => readdirSync('/tmp').filter((name) => /^(pg-password-|\.s\.PGSQL\.)/.test(name));
+    const before = leftovers();
+    try {
+      const { code, messages } = await run('dist/scripts/seed.js', path.join(home, 'project', '.data'));
+      expect(code).toBe(0);
+      const moved = messages.find((m) => m.includes('is not reachable by the postgres OS user'));
+      expect(moved).toMatch(/the embedded database lives in \/var\/tmp\/order-service-[0-9a-f]{12} instead/);
+      const privateDir =
+        /in (\/var\/tmp\/order-service-[0-9a-f]{12})/.exec(moved ?? '')?.[1] ?? '/nonexistent';
       try {
-        const { code, messages } = await run('dist/scripts/seed.js', path.join(home, 'project', '.data'));
-        expect(code).toBe(0);
-        const moved = messages.find((m) => m.includes('is not reachable by the postgres OS user'));
-        expect(moved).toMatch(
-          /the embedded database lives in \/var\/tmp\/order-service-[0-9a-f]{12} instead/,
+        // Root's, open to the group postgres only; no file in it readable by others (the binaries' copy, a
+        // directory, is the group's to read); no password file left.
+        expect(statSync(privateDir).mode & 0o777).toBe(0o750);
+        const files = readdirSync(privateDir).filter((name) =>
+          statSync(path.join(privateDir, name)).isFile(),
         );
-        const privateDir =
-          /in (\/var\/tmp\/order-service-[0-9a-f]{12})/.exec(moved ?? '')?.[1] ?? '/nonexistent';
-        try {
-          // Root's, open to the group postgres only; no file in it readable by others (the binaries' copy, a
-          // directory, is the group's to read); no password file left.
-          expect(statSync(privateDir).mode & 0o777).toBe(0o750);
-          const files = readdirSync(privateDir).filter((name) =>
-            statSync(path.join(privateDir, name)).isFile(),
-          );
-          expect(files).toContain('pg.log');
-          expect(files).not.toContainEqual(expect.stringMatching(/password/));
-          for (const name of files) {
-            expect({ name, others: statSync(path.join(privateDir, name)).mode & 0o007 }).toEqual({
-              name,
-              others: 0,
-            });
-          }
-          expect(leftovers()).toEqual(before);
-        } finally {
-          rmSync(privateDir, { recursive: true, force: true });
+        expect(files).toContain('pg.log');
+        expect(files).not.toContainEqual(expect.stringMatching(/password/));
+        for (const name of files) {
+          expect({ name, others: statSync(path.join(privateDir, name)).mode & 0o007 }).toEqual({
+            name,
+            others: 0,
+          });
         }
+        expect(leftovers()).toEqual(before);
       } finally {
-        rmSync(home, { recursive: true, force: true });
+        rmSync(privateDir, { recursive: true, force: true });
       }
-    },
-    60_000,
-  );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('stopping the embedded server', () => {
@@ -286,5 +274,5 @@ describe('stopping the embedded server', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });

@@ -4,6 +4,7 @@ import { apiClient, ApiClient, MERGE_PATCH, withIdempotencyKey } from './support
 import { createOrder, ORDERS } from './support/orders';
 import { bootTestApp, TestApp } from './support/test-app';
 import { bearer, callerToken } from './support/tokens';
+import { until } from './support/wait';
 
 /**
  * The feed's promise under concurrency: a follower that pages with cursors while many transactions commit,
@@ -19,15 +20,6 @@ interface FeedPage {
   content: Array<{ eventId: string; sequence: number; customerId?: string }>;
   nextCursor: string;
   hasNext: boolean;
-}
-
-/** Resolves once `condition` holds, checking every few milliseconds; fails after `timeoutMs`. */
-async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 describe('the change feed under concurrent, out-of-order commits', () => {
@@ -90,7 +82,7 @@ describe('the change feed under concurrent, out-of-order commits', () => {
         )
       ).rows as Array<{ event_id: string }>;
       if (numberEarly) await client.query('SET CONSTRAINTS ALL IMMEDIATE');
-      await until(release, 'the release of a held transaction');
+      await until('the release of a held transaction', release, { intervalMs: 5 });
       await client.query('COMMIT');
       return eventId;
     } catch (error: unknown) {
@@ -137,6 +129,7 @@ describe('the change feed under concurrent, out-of-order commits', () => {
     ];
     // Wait until they hold their rows before the writers begin, so they really are older.
     await until(
+      'the held transactions to begin',
       async () =>
         Number(
           (
@@ -145,7 +138,7 @@ describe('the change feed under concurrent, out-of-order commits', () => {
             )
           ).rows[0].n,
         ) >= held.length,
-      'the held transactions to begin',
+      { intervalMs: 5 },
     );
 
     const writers = Array.from({ length: WRITERS }, async (_, writer) => {

@@ -12,6 +12,7 @@ import { createProduct } from './support/products';
 import { TasksProbe, TasksProbeModule } from './support/probes/tasks.probe';
 import { bootTestApp, TestApp } from './support/test-app';
 import { callerToken } from './support/tokens';
+import { eventually } from './support/wait';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -386,15 +387,18 @@ describe('events: every change records exactly one event, in its transaction', (
       probe = t.app.get(TasksProbe);
     });
 
-    async function taskEvents(taskId: string, deadlineMs = 30_000): Promise<Event[]> {
-      const deadline = Date.now() + deadlineMs;
-      for (;;) {
-        const events = (await feed('type=TASK_COMPLETED&type=TASK_FAILED&type=TASK_CANCELLED')).filter(
-          (event) => event.taskId === taskId,
-        );
-        if (events.length > 0 || Date.now() > deadline) return events;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+    /** The task's events in the feed, once there is one. */
+    async function taskEvents(taskId: string): Promise<Event[]> {
+      return eventually(
+        `an event of task ${taskId}`,
+        async () => {
+          const events = (await feed('type=TASK_COMPLETED&type=TASK_FAILED&type=TASK_CANCELLED')).filter(
+            (event) => event.taskId === taskId,
+          );
+          return events.length > 0 ? events : undefined;
+        },
+        { intervalMs: 50 },
+      );
     }
 
     const startExport = async (client: ApiClient, owner: string) => {
@@ -418,13 +422,13 @@ describe('events: every change records exactly one event, in its transaction', (
         customerId,
         data: (await customer('GET', `/api/v1/tasks/${taskId}`)).json(),
       });
-      expect(await taskEvents(taskId, 0)).toHaveLength(1);
+      expect(await taskEvents(taskId)).toHaveLength(1);
     });
 
     it('a failed task records TASK_FAILED; a cancelled one TASK_CANCELLED with its canceller', async () => {
       probe.failing.push((task) => task.ownerId === adminId);
       const failedTask = await startExport(admin, customerId);
-      const [failed] = await taskEvents(failedTask, 60_000);
+      const [failed] = await taskEvents(failedTask);
       probe.failing.pop();
       expect(failed).toMatchObject({ type: 'TASK_FAILED', taskId: failedTask, customerId });
       expect(failed.actorId).toBeUndefined();
@@ -438,7 +442,7 @@ describe('events: every change records exactly one event, in its transaction', (
       const [cancelled] = await taskEvents(cancelledTask);
       expect(cancelled).toMatchObject({ type: 'TASK_CANCELLED', customerId, actorId: customerId });
       expect(cancelled.data).toEqual((await customer('GET', `/api/v1/tasks/${cancelledTask}`)).json());
-      expect(await taskEvents(cancelledTask, 0)).toHaveLength(1);
+      expect(await taskEvents(cancelledTask)).toHaveLength(1);
     });
   });
 

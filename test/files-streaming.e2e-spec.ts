@@ -10,6 +10,7 @@ import { readManifests } from './deploy/kustomize';
 import { MiB, multipartEnvelope } from './support/multipart';
 import { freePort } from './support/net';
 import { bearer } from './support/tokens';
+import { answers200, until } from './support/wait';
 
 /**
  * Uploads over real HTTP to the built app (`node dist/src/main.js`) in a process of its own: `app.inject`
@@ -19,19 +20,6 @@ import { bearer } from './support/tokens';
 const ROOT = path.resolve(__dirname, '..');
 const FILE_LIMIT = 10 * MiB;
 const PDF_SIGNATURE = Buffer.from('%PDF-1.7\n');
-
-async function waitFor(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** The resident set size of a process, in bytes, as the kernel reports it. */
 function rssOf(pid: number): number {
@@ -98,7 +86,9 @@ describe('uploads over real HTTP, against the built app in its own process', () 
     });
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-    await waitFor(`http://127.0.0.1:${port}/health`, 45_000);
+    await answers200(`http://127.0.0.1:${port}/health`, {
+      failsWhen: () => (child.exitCode === null ? undefined : `the app exited: ${output}`),
+    });
     authorization = await bearer(loadConfig(env), ['CUSTOMER']);
     const created = await fetch(`http://127.0.0.1:${port}/api/v1/orders`, {
       method: 'POST',
@@ -109,7 +99,7 @@ describe('uploads over real HTTP, against the built app in its own process', () 
     orderId = ((await created.json()) as { orderId: string }).orderId;
     db = new Client({ connectionString: process.env.DATABASE_URL });
     await db.connect();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await db?.end();
@@ -179,7 +169,7 @@ describe('uploads over real HTTP, against the built app in its own process', () 
     expect(samples.length).toBeGreaterThan(20);
     // In MB, so a failure shows the peak.
     expect(Math.round(peak / 1e6)).toBeLessThan(300);
-  }, 120_000);
+  });
 
   /**
    * One upload over a raw socket, so the test decides what is sent and when, and sees the answer the moment
@@ -240,10 +230,9 @@ describe('uploads over real HTTP, against the built app in its own process', () 
       }
     }
 
-    /** Resolves when `done()` holds, or after `ms`. */
-    async waitUntil(done: () => boolean, ms = 10_000): Promise<void> {
-      const deadline = Date.now() + ms;
-      while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    /** Resolves when `done()` holds. */
+    async waitUntil(done: () => boolean): Promise<void> {
+      await until('the upload to be answered and closed', done);
     }
   }
 
@@ -267,7 +256,7 @@ describe('uploads over real HTTP, against the built app in its own process', () 
     // The server closed the connection after its answer, though the body never ended.
     expect(upload.socket.destroyed).toBe(true);
     expect(await blobsSince(since)).toBe(0);
-  }, 60_000);
+  });
 
   it('stops reading a much larger upload at the limit: the client is answered after ~10 MiB of 50', async () => {
     const upload = new RawUpload(50 * MiB);
@@ -279,7 +268,7 @@ describe('uploads over real HTTP, against the built app in its own process', () 
     expect(upload.socket.destroyed).toBe(true);
     // No request failed on the server's side (nothing logged as an error), though clients went away.
     expect(output).not.toMatch(/"level":50/);
-  }, 60_000);
+  });
 
   it('keeps the answer for a client that reads it late: the server drains instead of resetting the connection', async () => {
     // The client goes on sending after the 413 and reads nothing until it has sent everything. A server
@@ -293,7 +282,7 @@ describe('uploads over real HTTP, against the built app in its own process', () 
     expect(upload.response).toMatch(/^HTTP\/1\.1 413 /);
     expect(upload.response).toContain('"code":"FILE_TOO_LARGE"');
     expect(upload.socket.destroyed).toBe(true);
-  }, 60_000);
+  });
 
   it("keeps Fastify's own 413 for a JSON body over 1 MiB for a client that reads it late", async () => {
     // Fastify refuses the body from its Content-Length, before reading it; the same lingering close must
@@ -320,12 +309,9 @@ describe('uploads over real HTTP, against the built app in its own process', () 
       await new Promise((r) => setTimeout(r, 1));
     }
     socket.resume();
-    const deadline = Date.now() + 10_000;
-    while (!(response !== '' && socket.destroyed) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await until('the answer and the close', () => response !== '' && socket.destroyed);
     expect(response).toMatch(/^HTTP\/1\.1 413 /);
     expect(response).toContain('"code":"PAYLOAD_TOO_LARGE"');
     expect(socket.destroyed).toBe(true);
-  }, 60_000);
+  });
 });

@@ -8,6 +8,7 @@ import { RateLimitProbeModule } from './support/probes/rate-limit.probe';
 import { bootTestApp, TestApp } from './support/test-app';
 import { bearer } from './support/tokens';
 import { describeIf } from './support/skip-unless';
+import { answers200 } from './support/wait';
 
 const LIMIT = 5;
 const WINDOW_SECONDS = 60;
@@ -252,22 +253,6 @@ createHttpApp(config, { extraImports: [ProbeModule] })
   .catch((error) => { console.error(error); process.exit(1); });
 `;
 
-/** Resolves when `url` answers 200; fails at once if the process exits first, with its output. */
-async function waitForHealth(url: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 45_000;
-  for (;;) {
-    if (child.exitCode !== null)
-      throw new Error(`the second process exited (${child.exitCode}):\n${output()}`);
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not answer within 45 s:\n${output()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 describeWithSecondProcess('a second service process on the same Redis (REDIS_URL set, dist built)', () => {
   let t: TestApp;
   let child: ChildProcess;
@@ -285,8 +270,11 @@ describeWithSecondProcess('a second service process on the same Redis (REDIS_URL
     });
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-    await waitForHealth(`http://127.0.0.1:${port}/health`, child, () => output);
-  }, 60_000);
+    await answers200(`http://127.0.0.1:${port}/health`, {
+      failsWhen: () =>
+        child.exitCode === null ? undefined : `the second process exited (${child.exitCode}):\n${output}`,
+    });
+  });
 
   afterAll(async () => {
     if (child && child.exitCode === null) child.kill('SIGKILL');

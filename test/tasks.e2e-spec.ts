@@ -10,6 +10,7 @@ import { createProduct } from './support/products';
 import { TasksProbe, TasksProbeModule } from './support/probes/tasks.probe';
 import { seedCustomer, seedOrders, seedProduct } from './support/seed';
 import { bootTestApp, TestApp } from './support/test-app';
+import { eventually, until } from './support/wait';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const TASKS = '/api/v1/tasks';
@@ -26,35 +27,27 @@ interface TaskBody {
   error?: { code: string; detail: string };
 }
 
-/** Polls the task until it ends (or `until` holds), recording every progress value seen. */
+/** Polls the task until it ends (or `ended` holds), recording every progress value seen. */
 async function pollTask(
   client: ApiClient,
   location: string,
-  until: (task: TaskBody) => boolean = (task) => !['PENDING', 'PROCESSING'].includes(task.status),
-  timeoutMs = 30_000,
+  ended: (task: TaskBody) => boolean = (task) => !['PENDING', 'PROCESSING'].includes(task.status),
 ): Promise<{ task: TaskBody; seen: TaskBody[]; responses: LightMyRequestResponse[] }> {
   const seen: TaskBody[] = [];
   const responses: LightMyRequestResponse[] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await client('GET', location);
-    expect(res.statusCode).toBe(200);
-    const task = res.json<TaskBody>();
-    seen.push(task);
-    responses.push(res);
-    if (until(task)) return { task, seen, responses };
-    if (Date.now() > deadline) throw new Error(`task still ${task.status} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-/** Waits for a condition, failing the test when it does not hold in time. */
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  const task = await eventually(
+    `task ${location} to end`,
+    async () => {
+      const res = await client('GET', location);
+      expect(res.statusCode).toBe(200);
+      const current = res.json<TaskBody>();
+      seen.push(current);
+      responses.push(res);
+      return ended(current) ? current : undefined;
+    },
+    { intervalMs: 25 },
+  );
+  return { task, seen, responses };
 }
 
 describe('long-running tasks: reports and customer exports', () => {
@@ -64,8 +57,7 @@ describe('long-running tasks: reports and customer exports', () => {
   let probe: TasksProbe;
 
   beforeAll(async () => {
-    // The seeds below are long statements: more than the service's own statement timeout allows.
-    t = await bootTestApp({ DB_STATEMENT_TIMEOUT_MS: '300000' }, [TasksProbeModule]);
+    t = await bootTestApp({}, [TasksProbeModule]);
     db = t.app.get(DataSource);
     admin = await adminClient(t);
     probe = t.app.get(TasksProbe);
@@ -397,7 +389,7 @@ describe('long-running tasks: reports and customer exports', () => {
       });
       // The run notices at its next step and stops (it ends by throwing TaskCancelled): the task stays
       // CANCELLED, no export, and no unattached file made since the run began is left.
-      await until(() => probe.ended.has(taskId), 15_000);
+      await until('the cancelled run to stop', () => probe.ended.has(taskId));
       expect(probe.ended.get(taskId)).toBe('TaskCancelled');
       expect((await customer('GET', location)).json().status).toBe('CANCELLED');
       expect(await db.query('SELECT 1 FROM exports WHERE task_id = $1', [taskId])).toEqual([]);

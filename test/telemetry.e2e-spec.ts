@@ -6,13 +6,14 @@ import * as path from 'node:path';
 import { loadConfig } from '../src/config/app-config';
 import { freePort } from './support/net';
 import { bearer } from './support/tokens';
+import { answers200, until } from './support/wait';
 
 /**
  * OpenTelemetry traces of the built app (`node dist/src/main.js`) in a process of its own, exported over
  * OTLP/HTTP JSON to a receiver this test runs: the request's trace continues the caller's `traceparent`, the
  * ids the service reports are those of the spans it exports, statements and Redis commands are children of
  * the request (or job) that ran them, a job joins the trace of the request that queued it, and no value of
- * a statement, a body or a token reaches an attribute. The batch processor's delay is a minute, so every span
+ * a statement, a body or a token reaches an attribute. The batch processor's delay is an hour, so every span
  * arrives with the flush of the graceful shutdown: that flush is under test too.
  */
 const ROOT = path.resolve(__dirname, '..');
@@ -115,7 +116,7 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: collector,
       OTEL_SERVICE_NAME: 'order-service-e2e',
       // Nothing is exported before the shutdown's flush, which must then deliver every span.
-      OTEL_BSP_SCHEDULE_DELAY: '60000',
+      OTEL_BSP_SCHEDULE_DELAY: '3600000',
     };
     child = spawn(process.execPath, ['dist/src/main.js'], {
       cwd: ROOT,
@@ -125,14 +126,12 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
     child.once('exit', (code) => (exitCode = code));
-    const deadline = Date.now() + 45_000;
-    while ((await fetch(`${base}/ready`).catch(() => undefined))?.status !== 200) {
-      if (exitCode !== null || Date.now() > deadline) throw new Error(`the app did not start: ${output}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await answers200(`${base}/ready`, {
+      failsWhen: () => (exitCode === null ? undefined : `the app exited: ${output}`),
+    });
     adminId = randomUUID();
     admin = await bearer(loadConfig(env), ['ADMIN'], adminId);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     if (child && exitCode === null) child.kill('SIGKILL');
@@ -192,20 +191,22 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
     expect(started.status).toBe(202);
     const exportServer = parseTraceparentHeader(started.headers.get('traceparent'));
     const location = String(started.headers.get('location'));
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const task = (await (await call('GET', location)).json()) as { status: string };
-      if (task.status === 'COMPLETED') break;
-      if (task.status === 'FAILED' || Date.now() > deadline) throw new Error(`export ${task.status}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until(
+      'the export to complete',
+      async () => {
+        const task = (await (await call('GET', location)).json()) as { status: string };
+        if (task.status === 'FAILED') throw new Error(`export ${task.status}`);
+        return task.status === 'COMPLETED';
+      },
+      { intervalMs: 100 },
+    );
     expect((await fetch(`${base}/health`)).status).toBe(200);
 
-    // Nothing before the shutdown (the batch delay is a minute); everything after it.
+    // Nothing before the shutdown (the batch delay is an hour); everything after it.
     expect(exports).toHaveLength(0);
     child.kill('SIGTERM');
-    const deadlineExit = Date.now() + 30_000;
-    while (exitCode === null && Date.now() < deadlineExit) await new Promise((r) => setTimeout(r, 50));
+    // It exits by itself (within its hard stop: exit 1 past it).
+    await until('the app to exit', () => exitCode !== null, { intervalMs: 50 });
     expect(exitCode).toBe(0);
     expect(exportPaths.length).toBeGreaterThan(0);
     for (const p of exportPaths) expect(p).toBe('POST /v1/traces application/json');
@@ -270,7 +271,7 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
 
     // Probes are not traced.
     expect(spans().some((s) => attr(s, 'url.path') === '/health')).toBe(false);
-  }, 90_000);
+  });
 
   it('loads nothing of OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is unset', () => {
     const loaded = (endpoint: string | undefined): number => {

@@ -17,6 +17,7 @@ import {
 import { freePort } from './support/net';
 import { Certificate, selfSignedCertificate } from './support/tls';
 import { Answer, ReceivedRequest, verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
+import { until } from './support/wait';
 
 /**
  * The webhook sender against real receivers on this machine: plain HTTP, and HTTPS with a self-signed
@@ -285,7 +286,7 @@ describe('the outcome of an attempt', () => {
     });
     const send = sender({ policy: new DestinationPolicy({ allowPrivateUrls: true, allowedNetworks: [] }) });
     expect(await send.send(message(chatty.url()))).toEqual({ result: 'SUCCEEDED', status: 200 });
-    await waitFor(() => finished !== undefined);
+    await until('the attempt to finish', () => finished !== undefined, { intervalMs: 10 });
     expect(finished).toBe(false);
   });
 
@@ -493,12 +494,4 @@ async function runNode(
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   if (code !== 0) throw new Error(`the sender's process failed (${code}): ${stderr}`);
   return JSON.parse(stdout) as { outcomes: unknown[]; honoursEnvProxy: boolean };
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }

@@ -83,15 +83,11 @@ describeWithRedis('webhook delivery workers', () => {
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
     const worker = { child, output: () => output };
     workers.push(worker);
-    await until(
-      `the worker to be ready (${output})`,
-      async () => {
-        if (child.exitCode !== null) throw new Error(`worker exited: ${output}`);
-        const ready = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => undefined);
-        return ready?.status === 200 ? true : undefined;
-      },
-      30_000,
-    );
+    await until(`the worker to be ready (${output})`, async () => {
+      if (child.exitCode !== null) throw new Error(`worker exited: ${output}`);
+      const ready = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => undefined);
+      return ready?.status === 200 ? true : undefined;
+    });
     return worker;
   }
 
@@ -104,7 +100,7 @@ describeWithRedis('webhook delivery workers', () => {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     });
     admin = await adminClient(t);
-  }, 60_000);
+  });
 
   afterAll(async () => {
     for (const worker of workers) {
@@ -129,16 +125,12 @@ describeWithRedis('webhook delivery workers', () => {
     return created;
   }
 
-  async function succeeded(endpointId: string, eventIds: string[], timeoutMs: number): Promise<void> {
-    await until(
-      'every delivery to succeed',
-      async () => {
-        const deliveries = await deliveriesOf(admin, `webhookEndpointId=${endpointId}&status=SUCCEEDED`);
-        const done = new Set(deliveries.map((d) => d.eventId));
-        return eventIds.every((id) => done.has(id)) ? true : undefined;
-      },
-      timeoutMs,
-    );
+  async function succeeded(endpointId: string, eventIds: string[]): Promise<void> {
+    await until('every delivery to succeed', async () => {
+      const deliveries = await deliveriesOf(admin, `webhookEndpointId=${endpointId}&status=SUCCEEDED`);
+      const done = new Set(deliveries.map((d) => d.eventId));
+      return eventIds.every((id) => done.has(id)) ? true : undefined;
+    });
   }
 
   it('a worker killed mid-delivery: the next worker sends it again with the same webhook-id', async () => {
@@ -160,12 +152,12 @@ describeWithRedis('webhook delivery workers', () => {
 
     await startWorker();
     // The killed attempt's lease runs out (the attempt's time limit and a margin), then it is sent again.
-    await succeeded(endpoint.webhookEndpointId, [eventId], 40_000);
+    await succeeded(endpoint.webhookEndpointId, [eventId]);
     expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
     for (const request of receiver.requests) verifyWebhook(endpoint.secret, request);
     const [delivery] = await deliveriesOf(admin, `webhookEndpointId=${endpoint.webhookEndpointId}`);
     expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempts: 1 });
-  }, 90_000);
+  });
 
   it('a Redis outage loses nothing: deliveries recorded while it is down go out', async () => {
     const receiver = await WebhookReceiver.start();
@@ -173,17 +165,17 @@ describeWithRedis('webhook delivery workers', () => {
     const endpoint = await endpointFor(receiver, 'TASK_CANCELLED');
     if (workers.every((w) => w.child.exitCode !== null || w.child.signalCode !== null)) await startWorker();
     const before = await recordEvent(t, 'TASK_CANCELLED');
-    await succeeded(endpoint.webhookEndpointId, [before], 20_000);
+    await succeeded(endpoint.webhookEndpointId, [before]);
 
     await stopRedis();
     const during = [];
     for (let i = 0; i < 5; i++) during.push(await recordEvent(t, 'TASK_CANCELLED'));
-    await succeeded(endpoint.webhookEndpointId, during, 30_000);
+    await succeeded(endpoint.webhookEndpointId, during);
 
     startRedis();
     const after = await recordEvent(t, 'TASK_CANCELLED');
-    await succeeded(endpoint.webhookEndpointId, [after], 30_000);
+    await succeeded(endpoint.webhookEndpointId, [after]);
     const ids = receiver.requests.map((r) => String(r.headers['webhook-id']));
     expect(new Set(ids)).toEqual(new Set([before, ...during, after]));
-  }, 120_000);
+  });
 });

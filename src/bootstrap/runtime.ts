@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { AppConfig, ConfigError, loadConfig, startupWarnings } from '../config/app-config';
-import { EmbeddedDatabase, startEmbeddedPostgres } from '../database/embedded/embedded-server';
+import type { EmbeddedDatabase } from '../database/embedded/embedded-server';
 import { exitWithError, useProcessLogger } from '../logging/app-logger';
 
 /**
@@ -22,17 +22,23 @@ export function loadConfigOrExit(): AppConfig {
   return config;
 }
 
+type EmbeddedServerModule = typeof import('../database/embedded/embedded-server');
+
 /**
  * Without DATABASE_URL, starts the embedded PostgreSQL and points the configuration at it. With `attach`
  * (`npm run seed`, a worker next to `npm start`), the server `npm start` already runs on DATA_DIR is used.
+ * Its code is loaded only then: the production image has no embedded PostgreSQL (a development dependency).
  */
 export async function resolveDatabase(
   config: AppConfig,
   { attach = false }: { attach?: boolean } = {},
 ): Promise<{ config: AppConfig; embedded?: EmbeddedDatabase }> {
   if (config.database.url) return { config };
-  const logger = new Logger('Database');
-  const embedded = await startEmbeddedPostgres({
+  const logger = new Logger('EmbeddedDatabase');
+  // A conditional load, as the telemetry's: only a process without DATABASE_URL runs this code.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const embeddedServer = require('../database/embedded/embedded-server') as EmbeddedServerModule;
+  const embedded = await embeddedServer.startEmbeddedPostgres({
     dataDir: config.database.dataDir,
     log: (m) => logger.log(m),
     attach,

@@ -2,6 +2,7 @@ import { hkdfSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import { isIPv4, isIPv6 } from 'node:net';
 import * as path from 'node:path';
+import { Refusal } from '../logging/app-logger';
 
 /**
  * Namespaced, validated configuration. Read once at start-up from the environment; a bad value stops the
@@ -85,7 +86,7 @@ export interface TelemetrySettings {
   serviceName: string;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends Refusal {
   constructor(
     readonly setting: string,
     message: string,

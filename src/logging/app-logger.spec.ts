@@ -31,28 +31,28 @@ describe('safeError (the err serializer of every log line)', () => {
   });
 });
 
+/** Lines an AppLogger at `level` writes, parsed. */
+function capture(level = 'info'): { logger: AppLogger; lines: () => Record<string, unknown>[] } {
+  const chunks: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return {
+    logger: new AppLogger(createPinoLogger(level, sink)),
+    lines: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
+}
+
 describe('secrets in log lines', () => {
   const SECRET = 'whsec_c2VjcmV0LXNpZ25pbmcta2V5LW9mLXRoaXJ0eS10d28hIQ==';
-
-  /** Lines an AppLogger writes, parsed. */
-  function capture(): { logger: AppLogger; lines: () => Record<string, unknown>[] } {
-    const chunks: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        chunks.push(chunk.toString('utf8'));
-        done();
-      },
-    });
-    return {
-      logger: new AppLogger(createPinoLogger('info', sink)),
-      lines: () =>
-        chunks
-          .join('')
-          .split('\n')
-          .filter((line) => line !== '')
-          .map((line) => JSON.parse(line) as Record<string, unknown>),
-    };
-  }
 
   it('are never written, at the top of an object or nested in it', () => {
     const { logger, lines } = capture();
@@ -76,5 +76,34 @@ describe('secrets in log lines', () => {
     expect(written[3]).toMatchObject({
       config: { webhooks: { secretKey: '[redacted]' }, auth: { jwtSecret: '[redacted]' } },
     });
+  });
+});
+
+describe('start-up lines', () => {
+  function linesAt(level: string, write: (logger: AppLogger) => void): Array<Record<string, unknown>> {
+    const { logger, lines } = capture(level);
+    write(logger);
+    return lines();
+  }
+
+  const start = (logger: AppLogger) => {
+    logger.log('Starting Nest application...', 'NestFactory');
+    logger.log('AppModule dependencies initialized', 'InstanceLoader');
+    logger.log('OrdersController {/api/orders} (version: 1):', 'RoutesResolver');
+    logger.log('Mapped {/api/orders, GET} (version: 1) route', 'RouterExplorer');
+    logger.log('No migrations are pending', 'Database');
+    logger.log('Nest application successfully started', 'NestApplication');
+    logger.log('listening on http://127.0.0.1:3000 (role all)', 'Main');
+    logger.warn('a warning stays a warning', 'Database');
+  };
+
+  it("are one at info: the framework's module and route lines and the migration progress are debug", () => {
+    expect(linesAt('info', start).map((line) => [line.level, line.msg])).toEqual([
+      [30, 'listening on http://127.0.0.1:3000 (role all)'],
+      [40, 'a warning stays a warning'],
+    ]);
+    const debug = linesAt('debug', start);
+    expect(debug).toHaveLength(8);
+    expect(debug.find((line) => line.context === 'RouterExplorer')).toMatchObject({ level: 20 });
   });
 });

@@ -42,12 +42,26 @@ export function createPinoLogger(level: string, destination?: pino.DestinationSt
   );
 }
 
+/**
+ * Contexts whose info lines are start-up detail, written at debug so that a start says one line at info: Nest's
+ * (every module initialised, every route mapped) and TypeORM's migration progress (the `Database` context of
+ * the TypeORM logger).
+ */
+const START_UP_DETAIL_CONTEXTS: ReadonlySet<string> = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+  'Database',
+]);
+
 /** Nest's logger interface over pino, so framework and application logs share one format. */
 export class AppLogger implements LoggerService {
   constructor(readonly pinoLogger: Logger) {}
 
   log(message: unknown, context?: string): void {
-    this.write('info', message, context);
+    this.write(context && START_UP_DETAIL_CONTEXTS.has(context) ? 'debug' : 'info', message, context);
   }
   error(message: unknown, traceOrContext?: string, context?: string): void {
     const stack = context ? traceOrContext : undefined;
@@ -94,9 +108,15 @@ export function useProcessLogger(level = 'info'): AppLogger {
   return processLogger;
 }
 
+/**
+ * A refusal to go on whose message says all there is to say, with the way out (a bad setting, a data directory
+ * in use): logged as that one line, without a stack. Any other error keeps its stack.
+ */
+export class Refusal extends Error {}
+
 /** Logs why the process cannot go on (one JSON line) and exits with status 1. */
 export function exitWithError(msg: string, error?: unknown): never {
   const logger = useProcessLogger();
-  logger.pinoLogger.fatal(error === undefined ? { msg } : { msg, err: error });
+  logger.pinoLogger.fatal(error === undefined || error instanceof Refusal ? { msg } : { msg, err: error });
   process.exit(1);
 }

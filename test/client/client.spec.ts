@@ -5,6 +5,7 @@ import {
   UnexpectedResponseError,
   type ClientOptions,
 } from '@order-service/client';
+import { until } from '../support/wait';
 import { localServer, problem, type LocalServer, type Reply } from './local-server';
 
 const ORDER_ID = '7f1c0e7e-1f2a-4c53-9d0e-2b6f1b9f4a10';
@@ -269,7 +270,7 @@ describe('createOrderServiceClient', () => {
         params: { path: { orderId: ORDER_ID } },
         signal: controller.signal,
       });
-      await waitFor(() => server.received.length === 1);
+      await until('one request received', () => server.received.length === 1, { intervalMs: 5 });
       controller.abort();
       await expect(call).rejects.toMatchObject({ name: 'AbortError' });
       expect(server.received).toHaveLength(1);
@@ -391,7 +392,7 @@ describe('createOrderServiceClient', () => {
           sequences.push(item.sequence);
         }
       })();
-      await waitFor(() => server.received.length >= 4);
+      await until('four requests received', () => server.received.length >= 4, { intervalMs: 5 });
       controller.abort();
       await expect(walk).rejects.toMatchObject({ name: 'AbortError' });
       expect(sequences).toEqual([9]);
@@ -414,11 +415,3 @@ describe('createOrderServiceClient', () => {
     });
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

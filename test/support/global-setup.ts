@@ -12,7 +12,7 @@
 // database on the server itself (the same as DATABASE_URL without a pooler).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client, escapeLiteral } from 'pg';
 import {
@@ -35,30 +35,16 @@ declare global {
   var __E2E__: RunState | undefined;
 }
 
-/** The newest modification time of the files under `dir` (0 when there is none). */
-function newest(dir: string): number {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) latest = Math.max(latest, statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return latest;
-}
-
 /**
- * Specs that start the service as a process run dist/: built here when older than its sources, so `npx jest`
- * and `npm run test:e2e` never test a stale build.
+ * Specs that start the service as a process run dist/: the build runs first, so `npx jest` and
+ * `npm run test:e2e` never test a stale one (it compiles nothing when dist/ is current: `tsc --build`).
  */
-function buildWhenStale(): void {
-  const built = path.join(root, 'dist/src/main.js');
-  const sources = Math.max(
-    ...['src', 'scripts', 'migrations', 'i18n'].map((dir) => newest(path.join(root, dir))),
-  );
-  if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
+function build(): void {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
 }
 
 export default async function globalSetup(): Promise<void> {
-  buildWhenStale();
+  build();
   const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   process.env.NODE_ENV = 'test';
   process.env.LOG_LEVEL ??= 'warn';

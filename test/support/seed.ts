@@ -39,14 +39,19 @@ export async function seedOrders(
   },
 ): Promise<void> {
   const { customerId, count, from, productId, unitPrice, quantity = 1 } = options;
-  await db.query(
-    `WITH created AS (
+  await db.transaction(async (manager) => {
+    // One long statement (the triggers keep every order's search text): no statement timeout of the app's
+    // bounds it, since load stretches it.
+    await manager.query('SET LOCAL statement_timeout = 0');
+    await manager.query(
+      `WITH created AS (
        INSERT INTO orders (customer_id, total_amount, created_at)
        SELECT $1, $4::numeric * $5, $2::timestamptz + make_interval(secs => g - 1)
        FROM generate_series(1, $3::int) g
        RETURNING order_id, created_at)
      INSERT INTO order_items (order_id, product_id, product_name, unit_price, quantity, created_at)
      SELECT c.order_id, $6, p.name, $4::numeric, $5, c.created_at FROM created c, products p WHERE p.product_id = $6`,
-    [customerId, from, count, unitPrice, quantity, productId],
-  );
+      [customerId, from, count, unitPrice, quantity, productId],
+    );
+  });
 }

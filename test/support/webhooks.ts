@@ -4,6 +4,9 @@ import { WebhookDeliveryProcessor } from '../../src/webhooks/webhook-delivery.pr
 import { ApiClient, bodyWithStatus } from './http-client';
 import { TestApp } from './test-app';
 
+/** Polls a probe until it gives a value (not undefined): the tests' one way of waiting. */
+export { eventually as until } from './wait';
+
 export const WEBHOOK_ENDPOINTS = '/api/v1/webhook-endpoints';
 export const WEBHOOK_DELIVERIES = '/api/v1/webhook-deliveries';
 
@@ -25,21 +28,6 @@ export interface WebhookDeliveryBody {
   lastResponseStatus?: number;
   lastError?: string;
   nextAttemptAt?: string;
-}
-
-/** Polls `probe` until it gives a value (not undefined) or the deadline passes. */
-export async function until<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 export async function createEndpoint(

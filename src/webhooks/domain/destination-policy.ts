@@ -1,11 +1,4 @@
-import {
-  formatIpAddress,
-  IpAddress,
-  IpNetwork,
-  networkContains,
-  parseIpAddress,
-  parseIpNetwork,
-} from './ip-address';
+import { ipFamily, IpNetwork, parseIpNetwork } from './ip-address';
 import { embeddedIpv4, specialPurposeRange } from './special-purpose-addresses';
 
 /**
@@ -86,7 +79,7 @@ export class DestinationPolicy {
     if (url.username !== '' || url.password !== '')
       return refuse('USER_INFO', 'the URL must carry no user info');
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    const literal = parseIpAddress(host) !== undefined;
+    const literal = ipFamily(host) !== undefined;
     if (literal) {
       const verdict = this.checkAddress(host);
       if (!verdict.allowed) return verdict;
@@ -99,27 +92,26 @@ export class DestinationPolicy {
   /** Judges one address a name resolved to (or a literal one), as resolvers write it. */
   checkAddress(text: string): AddressVerdict {
     if (this.settings.allowPrivateUrls) return ALLOWED;
-    const address = parseIpAddress(text);
-    if (address === undefined) return refuse('ADDRESS', `${text} is not an IP address`);
-    if (this.isAllowedNetwork(address)) return ALLOWED;
-    const embedded = embeddedIpv4(address);
+    if (ipFamily(text) === undefined) return refuse('ADDRESS', `${text} is not an IP address`);
+    if (this.isAllowedNetwork(text)) return ALLOWED;
+    const embedded = embeddedIpv4(text);
     if (embedded) {
       if (this.isAllowedNetwork(embedded.ipv4)) return ALLOWED;
       const ipv4Range = specialPurposeRange(embedded.ipv4);
       if (ipv4Range === undefined) return ALLOWED;
       return refuse(
         'ADDRESS',
-        `${text} is ${formatIpAddress(embedded.ipv4)} (${embedded.form}), a ${ipv4Range.name} address ` +
+        `${text} is ${embedded.ipv4} (${embedded.form}), a ${ipv4Range.name} address ` +
           `(${ipv4Range.cidr})`,
       );
     }
-    const special = specialPurposeRange(address);
+    const special = specialPurposeRange(text);
     if (special === undefined) return ALLOWED;
     return refuse('ADDRESS', `${text} is a ${special.name} address (${special.cidr})`);
   }
 
-  private isAllowedNetwork(address: IpAddress): boolean {
-    return this.allowedNetworks.some((network) => networkContains(network, address));
+  private isAllowedNetwork(address: string): boolean {
+    return this.allowedNetworks.some((network) => network.contains(address));
   }
 }
 

@@ -1,4 +1,4 @@
-import { IpAddress, ipv4At, IpNetwork, networkContains, parseIpNetwork } from './ip-address';
+import { ipFamily, ipv4InIpv6, IpNetwork, parseIpNetwork } from './ip-address';
 
 /**
  * Which addresses are not globally reachable unicast addresses. The reference is IANA's registries: the IPv4
@@ -66,18 +66,19 @@ const IPV6_GLOBAL_UNICAST = range('2000::/3', 'global unicast');
 const IPV6_OUTSIDE_GLOBAL_UNICAST = range('::/0', 'reserved (outside the global unicast block 2000::/3)');
 
 /** The most specific non-global range holding `address` itself (an embedded IPv4 is not looked at). */
-export function specialPurposeRange(address: IpAddress): SpecialPurposeRange | undefined {
-  const ranges = address.family === 4 ? IPV4_RANGES : IPV6_RANGES;
+export function specialPurposeRange(address: string): SpecialPurposeRange | undefined {
+  const family = ipFamily(address);
+  const ranges = family === 4 ? IPV4_RANGES : IPV6_RANGES;
   let found: SpecialPurposeRange | undefined;
   for (const candidate of ranges) {
     if (
-      networkContains(candidate.network, address) &&
+      candidate.network.contains(address) &&
       (found === undefined || candidate.network.prefixLength > found.network.prefixLength)
     ) {
       found = candidate;
     }
   }
-  if (found === undefined && address.family === 6 && !networkContains(IPV6_GLOBAL_UNICAST.network, address)) {
+  if (found === undefined && family === 6 && !IPV6_GLOBAL_UNICAST.network.contains(address)) {
     return IPV6_OUTSIDE_GLOBAL_UNICAST;
   }
   return found;
@@ -85,13 +86,21 @@ export function specialPurposeRange(address: IpAddress): SpecialPurposeRange | u
 
 /** An IPv6 form that carries an IPv4 address the traffic really goes to. */
 export interface EmbeddedIpv4 {
-  readonly ipv4: IpAddress;
+  /** The IPv4 address, dotted. */
+  readonly ipv4: string;
   readonly form: 'IPv4-mapped' | 'NAT64' | '6to4';
 }
 
-const IPV4_MAPPED = range('::ffff:0:0/96', 'IPv4-mapped');
-const NAT64_WELL_KNOWN = range('64:ff9b::/96', 'IPv4/IPv6 translation');
-const SIX_TO_FOUR = range('2002::/16', '6to4');
+/** Each form: its prefix, and the 16-bit group where the IPv4 address starts. */
+const EMBEDDING_FORMS: ReadonlyArray<{
+  form: EmbeddedIpv4['form'];
+  range: SpecialPurposeRange;
+  group: number;
+}> = [
+  { form: 'IPv4-mapped', range: range('::ffff:0:0/96', 'IPv4-mapped'), group: 6 },
+  { form: 'NAT64', range: range('64:ff9b::/96', 'IPv4/IPv6 translation'), group: 6 },
+  { form: '6to4', range: range('2002::/16', '6to4'), group: 1 },
+];
 
 /**
  * The IPv4 address an IPv6 address stands for: IPv4-mapped (`::ffff:a.b.c.d`, a dual-stack socket talks
@@ -99,12 +108,8 @@ const SIX_TO_FOUR = range('2002::/16', '6to4');
  * 6to4 (`2002:aabb:ccdd::/48`, RFC 3056: a relay forwards to a.b.c.d). Such an address is as reachable as
  * its IPv4 address, so it is judged as that address.
  */
-export function embeddedIpv4(address: IpAddress): EmbeddedIpv4 | undefined {
-  if (address.family !== 6) return undefined;
-  if (networkContains(IPV4_MAPPED.network, address))
-    return { ipv4: ipv4At(address.bytes, 12), form: 'IPv4-mapped' };
-  if (networkContains(NAT64_WELL_KNOWN.network, address))
-    return { ipv4: ipv4At(address.bytes, 12), form: 'NAT64' };
-  if (networkContains(SIX_TO_FOUR.network, address)) return { ipv4: ipv4At(address.bytes, 2), form: '6to4' };
-  return undefined;
+export function embeddedIpv4(address: string): EmbeddedIpv4 | undefined {
+  if (ipFamily(address) !== 6) return undefined;
+  const embedding = EMBEDDING_FORMS.find(({ range }) => range.network.contains(address));
+  return embedding && { ipv4: ipv4InIpv6(address, embedding.group), form: embedding.form };
 }
