@@ -70,7 +70,7 @@ export class DeliveryAddressesService {
   change(userId: string, addressId: string, changes: AddressChanges): Promise<DeliveryAddress> {
     return this.transactions.run(async (tx) => {
       await this.addresses.lockAddressBook(tx, userId);
-      const current = await this.addresses.read(userId, addressId, tx);
+      const current = await this.addresses.read(userId, addressId);
       if (!current) throw notFound(addressId);
       const move = defaultMove(current.isDefault, changes.isDefault);
       if (move === 'refuse') {

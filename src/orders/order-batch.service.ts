@@ -49,12 +49,7 @@ export class OrderBatchService {
     // before the transaction: no second pool connection while one is held).
     const deliveryAddress = await this.addresses.defaultAddressOf(caller.userId);
     return this.transactions.run(async (tx) => {
-      const { priced, violations } = await this.lines.check(
-        items,
-        itemFieldPrefix,
-        { shareStock: false },
-        tx,
-      );
+      const { priced, violations } = await this.lines.check(items, itemFieldPrefix, { shareStock: false });
       // Each item is an order of its own: its one line's total must fit the money column.
       const pricedByItem = pricedItems(items.length, itemFailuresOf(violations), priced);
       const totals = pricedByItem.flatMap(({ index, item }) => {

@@ -61,7 +61,7 @@ export class OrderEditingService {
     expected?: ExpectedVersions,
   ): Promise<OrderBody> {
     return this.changes.run(caller, orderId, 'replace', expected, async (tx, order) => {
-      const priced = await this.lines.price(draft.items ?? [], itemFieldPrefix, tx);
+      const priced = await this.lines.price(draft.items ?? [], itemFieldPrefix);
       this.lines.assertStorableTotal(priced);
       await this.orders.replaceLines(tx, order.orderId, priced);
       return { fields: replacedFields(draft) };

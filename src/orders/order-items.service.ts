@@ -31,7 +31,7 @@ export class OrderItemsService {
       checkRoom(current, 1);
       const productId = line.productId.toLowerCase();
       const held = quantitiesByProduct(current.items).find((q) => q.productId === productId)?.quantity ?? 0;
-      const [checked] = await this.lines.price([{ productId, quantity: held + line.quantity }], () => '', tx);
+      const [checked] = await this.lines.price([{ productId, quantity: held + line.quantity }], () => '');
       const added = { ...checked, quantity: line.quantity };
       this.lines.assertStorableTotal([...current.items, added]);
       [item] = await this.orders.insertLines(tx, current.orderId, [added]);
@@ -75,7 +75,7 @@ export class OrderItemsService {
         held.delete(productId);
         return { productId, quantity: already + line.quantity };
       });
-      const priced = await this.lines.price(wanted, itemFieldPrefix, tx);
+      const priced = await this.lines.price(wanted, itemFieldPrefix);
       const added = priced.map((line, i) => ({ ...line, quantity: lines[i].quantity }));
       this.lines.assertStorableTotal([...current.items, ...added]);
       itemIds = (await this.orders.insertLines(tx, current.orderId, added)).map((line) => line.itemId);

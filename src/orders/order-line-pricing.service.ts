@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { Tx } from '../database/transactions';
 import { AppException } from '../problem/app-exception';
 import { ProductStockService } from '../products/product-stock.service';
 import type { PricedLine, RequestedLine } from './domain/order';
@@ -14,12 +13,8 @@ export class OrderLinePricingService {
   constructor(private readonly catalogue: ProductStockService) {}
 
   /** The priced lines, or 400 VALIDATION_ERROR naming every line that cannot be ordered. */
-  async price(
-    lines: readonly RequestedLine[],
-    fieldOf: (index: number) => string,
-    tx?: Tx,
-  ): Promise<PricedLine[]> {
-    const { priced, violations } = await this.check(lines, fieldOf, {}, tx);
+  async price(lines: readonly RequestedLine[], fieldOf: (index: number) => string): Promise<PricedLine[]> {
+    const { priced, violations } = await this.check(lines, fieldOf, {});
     if (violations.length > 0) throw AppException.validation(violations);
     return priced;
   }
@@ -38,9 +33,8 @@ export class OrderLinePricingService {
     lines: readonly RequestedLine[],
     fieldOf: (index: number) => string,
     options: { shareStock?: boolean } = {},
-    tx?: Tx,
   ): Promise<LineCheck> {
-    const catalogue = await this.catalogue.snapshots(productIdsOf(lines), tx);
+    const catalogue = await this.catalogue.snapshots(productIdsOf(lines));
     return checkLines(lines, catalogue, fieldOf, options);
   }
 }

@@ -29,8 +29,8 @@ export class ProductStockService {
   constructor(private readonly products: ProductsRepository) {}
 
   /** Snapshots of the products of `ids` that exist, by id. */
-  async snapshots(ids: readonly string[], tx?: Tx): Promise<Map<string, ProductSnapshot>> {
-    const products = await this.products.readMany(ids, tx);
+  async snapshots(ids: readonly string[]): Promise<Map<string, ProductSnapshot>> {
+    const products = await this.products.readMany(ids);
     return new Map(products.map((p) => [p.productId, p]));
   }
 

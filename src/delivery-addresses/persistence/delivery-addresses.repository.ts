@@ -78,11 +78,9 @@ export class DeliveryAddressesRepository {
     await tx.rows(LOCK_ADDRESS_BOOK, [ADDRESS_BOOK_LOCK, userId]);
   }
 
-  /** The user's address, in the caller's transaction when given. */
-  async read(userId: string, addressId: string, tx?: Tx): Promise<DeliveryAddress | undefined> {
-    const rows = tx
-      ? await tx.rows<AddressRow>(READ_ADDRESS, [userId, addressId])
-      : await this.sql.rows<AddressRow>(READ_ADDRESS, [userId, addressId]);
+  /** The user's address (in the caller's transaction when it has begun one, as every read). */
+  async read(userId: string, addressId: string): Promise<DeliveryAddress | undefined> {
+    const rows = await this.sql.rows<AddressRow>(READ_ADDRESS, [userId, addressId]);
     return rows[0] ? toAddress(rows[0]) : undefined;
   }
 

@@ -96,12 +96,10 @@ export class ProductsRepository {
     return product;
   }
 
-  /** The products of `ids` that exist, in the caller's transaction when given. */
-  readMany(ids: readonly string[], tx?: Tx): Promise<ProductSaleRow[]> {
+  /** The products of `ids` that exist. */
+  readMany(ids: readonly string[]): Promise<ProductSaleRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return tx
-      ? tx.rows<ProductSaleRow>(READ_FOR_SALE, [ids])
-      : this.sql.rows<ProductSaleRow>(READ_FOR_SALE, [ids]);
+    return this.sql.rows<ProductSaleRow>(READ_FOR_SALE, [ids]);
   }
 
   async insert(tx: Tx, product: NewProduct): Promise<Product> {
