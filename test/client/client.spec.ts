@@ -1,5 +1,8 @@
 import {
+  AbortError,
   createOrderServiceClient,
+  NetworkError,
+  TimeoutError,
   ifMatch,
   ProblemError,
   UnexpectedResponseError,
@@ -246,19 +249,26 @@ describe('createOrderServiceClient', () => {
 
     it('never retries a call without a key and with a method that is not idempotent', async () => {
       const client = await clientOf(() => 'drop');
-      await expect(client.POST('/api/v1/orders/search', { body: {} })).rejects.toThrow('fetch failed');
+      await expect(client.POST('/api/v1/orders/search', { body: {} })).rejects.toBeInstanceOf(NetworkError);
       expect(server.received).toHaveLength(1);
     });
 
-    it('rejects with the network error once the attempts are spent', async () => {
+    it("rejects with a NetworkError once the attempts are spent, with fetch's error as its cause", async () => {
       const client = await clientOf(() => 'drop', { retry: { attempts: 2, baseDelayMs: 1 } });
-      await expect(readOrder(client)).rejects.toThrow('fetch failed');
+      const failure = await readOrder(client).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(NetworkError);
+      expect(failure).toMatchObject({
+        name: 'NetworkError',
+        cause: expect.objectContaining({ message: 'fetch failed' }),
+      });
       expect(server.received).toHaveLength(2);
     });
 
     it('limits each attempt to timeoutMs, retries it, then rejects with a TimeoutError', async () => {
       const client = await clientOf(() => 'hang', { timeoutMs: 100, retry: { attempts: 2, baseDelayMs: 1 } });
-      await expect(readOrder(client)).rejects.toMatchObject({ name: 'TimeoutError' });
+      const failure = await readOrder(client).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(TimeoutError);
+      expect(failure).toMatchObject({ name: 'TimeoutError' });
       expect(server.received).toHaveLength(2);
     });
 
@@ -271,6 +281,7 @@ describe('createOrderServiceClient', () => {
       });
       await waitFor(() => server.received.length === 1);
       controller.abort();
+      await expect(call).rejects.toBeInstanceOf(AbortError);
       await expect(call).rejects.toMatchObject({ name: 'AbortError' });
       expect(server.received).toHaveLength(1);
     });
@@ -353,10 +364,10 @@ describe('createOrderServiceClient', () => {
       hasPrev: false,
     });
 
-    it('walks the feed from the start with the filters, and stops where it ends for now', async () => {
+    it('walks the feed from the start (an empty cursor) with the filters, and stops where it ends for now', async () => {
       server = await localServer((request) => {
         const cursor = new URL(request.url, 'http://x').searchParams.get('cursor');
-        return ok(cursor === null ? page([event(1), event(2)], 's2', true) : page([event(3)], 's3', false));
+        return ok(cursor === '' ? page([event(1), event(2)], 's2', true) : page([event(3)], 's3', false));
       });
       const client = createOrderServiceClient({ baseUrl: server.baseUrl });
       const cursors: string[] = [];
@@ -370,7 +381,7 @@ describe('createOrderServiceClient', () => {
       expect(sequences).toEqual([1, 2, 3]);
       expect(cursors).toEqual(['s2', 's3']);
       expect(server.received.map((r) => r.url)).toEqual([
-        '/api/v1/events?type=ORDER_CREATED&type=ORDER_UPDATED&customerId=c&size=2',
+        '/api/v1/events?type=ORDER_CREATED&type=ORDER_UPDATED&customerId=c&size=2&cursor=',
         '/api/v1/events?type=ORDER_CREATED&type=ORDER_UPDATED&customerId=c&size=2&cursor=s2',
       ]);
     });
@@ -393,7 +404,7 @@ describe('createOrderServiceClient', () => {
       })();
       await waitFor(() => server.received.length >= 4);
       controller.abort();
-      await expect(walk).rejects.toMatchObject({ name: 'AbortError' });
+      await expect(walk).rejects.toBeInstanceOf(AbortError);
       expect(sequences).toEqual([9]);
       expect(server.received.slice(0, 4).map((r) => r.url)).toEqual([
         '/api/v1/events?cursor=s8',
