@@ -30,37 +30,37 @@ export interface Resources {
      *
      * `POST /api/v1/delivery-addresses` (createDeliveryAddress)
      */
-    createAddress(body: Body<"createDeliveryAddress">, options?: CallOptions<"createDeliveryAddress">): Promise<Answer<"createDeliveryAddress">>;
+    create(body: Body<"createDeliveryAddress">, options?: CallOptions<"createDeliveryAddress">): Promise<Answer<"createDeliveryAddress">>;
     /**
      * Get the caller's default delivery address.
      *
      * `GET /api/v1/delivery-addresses/default` (getDefaultDeliveryAddress)
      */
-    getDefaultAddress(options?: CallOptions<"getDefaultDeliveryAddress">): Promise<Answer<"getDefaultDeliveryAddress">>;
+    getDefault(options?: CallOptions<"getDefaultDeliveryAddress">): Promise<Answer<"getDefaultDeliveryAddress">>;
     /**
      * Get a delivery address.
      *
      * `GET /api/v1/delivery-addresses/{addressId}` (getDeliveryAddress)
      */
-    getAddress(addressId: PathParameter<"getDeliveryAddress", "addressId">, options?: CallOptions<"getDeliveryAddress">): Promise<Answer<"getDeliveryAddress">>;
+    get(addressId: PathParameter<"getDeliveryAddress", "addressId">, options?: CallOptions<"getDeliveryAddress">): Promise<Answer<"getDeliveryAddress">>;
     /**
      * Replace the street and zip code of a delivery address.
      *
      * `PUT /api/v1/delivery-addresses/{addressId}` (updateDeliveryAddress)
      */
-    updateAddress(addressId: PathParameter<"updateDeliveryAddress", "addressId">, body: Body<"updateDeliveryAddress">, options?: CallOptions<"updateDeliveryAddress">): Promise<Answer<"updateDeliveryAddress">>;
+    update(addressId: PathParameter<"updateDeliveryAddress", "addressId">, body: Body<"updateDeliveryAddress">, options?: CallOptions<"updateDeliveryAddress">): Promise<Answer<"updateDeliveryAddress">>;
     /**
      * Delete a delivery address.
      *
      * `DELETE /api/v1/delivery-addresses/{addressId}` (deleteDeliveryAddress)
      */
-    deleteAddress(addressId: PathParameter<"deleteDeliveryAddress", "addressId">, options?: CallOptions<"deleteDeliveryAddress">): Promise<Answer<"deleteDeliveryAddress">>;
+    delete(addressId: PathParameter<"deleteDeliveryAddress", "addressId">, options?: CallOptions<"deleteDeliveryAddress">): Promise<Answer<"deleteDeliveryAddress">>;
     /**
      * Change a delivery address with a merge patch.
      *
      * `PATCH /api/v1/delivery-addresses/{addressId}` (patchDeliveryAddress)
      */
-    patchAddress(addressId: PathParameter<"patchDeliveryAddress", "addressId">, body: Body<"patchDeliveryAddress">, options?: CallOptions<"patchDeliveryAddress">): Promise<Answer<"patchDeliveryAddress">>;
+    patch(addressId: PathParameter<"patchDeliveryAddress", "addressId">, body: Body<"patchDeliveryAddress">, options?: CallOptions<"patchDeliveryAddress">): Promise<Answer<"patchDeliveryAddress">>;
   };
   events: {
     /**
@@ -475,12 +475,12 @@ export const RESOURCE_OPERATIONS: Record<string, Record<string, OperationCall | 
   deliveryAddresses: {
     list: {"operationId":"getDeliveryAddresses","method":"get","path":"/api/v1/delivery-addresses","pathParameters":[],"input":"query"},
     all: {"walks":"list","paging":"offset"},
-    createAddress: {"operationId":"createDeliveryAddress","method":"post","path":"/api/v1/delivery-addresses","pathParameters":[],"input":"body"},
-    getDefaultAddress: {"operationId":"getDefaultDeliveryAddress","method":"get","path":"/api/v1/delivery-addresses/default","pathParameters":[]},
-    getAddress: {"operationId":"getDeliveryAddress","method":"get","path":"/api/v1/delivery-addresses/{addressId}","pathParameters":["addressId"]},
-    updateAddress: {"operationId":"updateDeliveryAddress","method":"put","path":"/api/v1/delivery-addresses/{addressId}","pathParameters":["addressId"],"input":"body"},
-    deleteAddress: {"operationId":"deleteDeliveryAddress","method":"delete","path":"/api/v1/delivery-addresses/{addressId}","pathParameters":["addressId"]},
-    patchAddress: {"operationId":"patchDeliveryAddress","method":"patch","path":"/api/v1/delivery-addresses/{addressId}","pathParameters":["addressId"],"input":"body"},
+    create: {"operationId":"createDeliveryAddress","method":"post","path":"/api/v1/delivery-addresses","pathParameters":[],"input":"body"},
+    getDefault: {"operationId":"getDefaultDeliveryAddress","method":"get","path":"/api/v1/delivery-addresses/default","pathParameters":[]},
+    get: {"operationId":"getDeliveryAddress","method":"get","path":"/api/v1/delivery-addresses/{addressId}","pathParameters":["addressId"]},
+    update: {"operationId":"updateDeliveryAddress","method":"put","path":"/api/v1/delivery-addresses/{addressId}","pathParameters":["addressId"],"input":"body"},
+    delete: {"operationId":"deleteDeliveryAddress","method":"delete","path":"/api/v1/delivery-addresses/{addressId}","pathParameters":["addressId"]},
+    patch: {"operationId":"patchDeliveryAddress","method":"patch","path":"/api/v1/delivery-addresses/{addressId}","pathParameters":["addressId"],"input":"body"},
   },
   events: {
     list: {"operationId":"getEvents","method":"get","path":"/api/v1/events","pathParameters":[],"input":"query"},
