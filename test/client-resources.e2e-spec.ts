@@ -69,6 +69,7 @@ describe('the client resource methods against the service', () => {
     const order = await admin.orders.create({
       items: [{ productId, quantity: 2 }],
       note: 'Leave at the door',
+      deliveryAddress: { streetName: 'Tverskaya 1', zipCode: '125009' },
     });
     expect(order).toMatchObject({ status: 'CREATED', totalAmount: 25, note: 'Leave at the door' });
 

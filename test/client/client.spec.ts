@@ -2,6 +2,7 @@ import {
   AbortError,
   createOrderServiceClient,
   NetworkError,
+  TaskFailedError,
   TimeoutError,
   ifMatch,
   ProblemError,
@@ -343,6 +344,55 @@ describe('createOrderServiceClient', () => {
         }
       };
       await expect(walk()).rejects.toMatchObject({ name: 'ProblemError', code: 'VALIDATION_ERROR' });
+    });
+  });
+
+  describe('tasks', () => {
+    const task = (status: string, extra: Record<string, unknown> = {}) => ({
+      taskId: ORDER_ID,
+      type: 'SALES_REPORT',
+      status,
+      createdAt: '2026-11-26T10:00:00Z',
+      ...extra,
+    });
+
+    it('tasks.wait polls until the task ends, waiting what Retry-After asks', async () => {
+      const asked: number[] = [];
+      server = await localServer((_request, index) => {
+        asked.push(Date.now());
+        return index < 2 ? ok(task('PROCESSING'), { 'retry-after': '1' }) : ok(task('COMPLETED'));
+      });
+      const client = createOrderServiceClient({ baseUrl: server.baseUrl });
+      const finished = await client.tasks.wait(ORDER_ID);
+      expect(finished.status).toBe('COMPLETED');
+      expect(server.received.map((r) => r.url)).toEqual(Array(3).fill(`/api/v1/tasks/${ORDER_ID}`));
+      expect(asked[1] - asked[0]).toBeGreaterThanOrEqual(1000);
+    });
+
+    it('generateAndWait throws a TaskFailedError with the task when it fails; an abort stops the wait', async () => {
+      server = await localServer((request) =>
+        request.method === 'POST'
+          ? { status: 202, body: { taskId: ORDER_ID, status: 'PENDING' } }
+          : ok(task('FAILED', { error: { code: 'INTERNAL_ERROR', detail: 'the report broke' } })),
+      );
+      const client = createOrderServiceClient({ baseUrl: server.baseUrl });
+      const failed = await client.reports
+        .generateAndWait({ dateFrom: '2026-01-01', dateTo: '2026-01-31' })
+        .catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(TaskFailedError);
+      expect(failed).toMatchObject({ name: 'TaskFailedError', task: { status: 'FAILED' } });
+      expect((failed as Error).message).toContain('INTERNAL_ERROR');
+
+      await server.close();
+      server = await localServer(() => ok(task('PENDING')));
+      const controller = new AbortController();
+      const waiting = createOrderServiceClient({ baseUrl: server.baseUrl }).tasks.wait(ORDER_ID, {
+        signal: controller.signal,
+        pollIntervalMs: 5,
+      });
+      await waitFor(() => server.received.length >= 2);
+      controller.abort();
+      await expect(waiting).rejects.toBeInstanceOf(AbortError);
     });
   });
 
