@@ -41,8 +41,8 @@ export async function run(baseUrl: string, token: string): Promise<Record<string
 const WRONG = RIGHT.replace('quantity: 2', "quantity: '2'")
   .replace('price: 10, stock: 5 }', "price: 10, stock: 5, colour: 'red' }")
   .replace(
-    '{ params: { path: { orderId: created.orderId } } }',
-    "{ params: { path: { orderId: created.orderId } }, body: { nte: 'x' } }",
+    "client.POST('/api/v1/orders/{orderId}/confirm', { params: { path: { orderId: created.orderId } } })",
+    "client.POST('/api/v1/orders/{orderId}/cancel', { params: { path: { orderId: created.orderId } }, body: { reasn: 'x' } })",
   );
 
 /**
@@ -192,7 +192,7 @@ describe('the @order-service/client package', () => {
       /wrong\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/,
     );
     expect(compiled.stdout).toMatch(/wrong\.ts\(\d+,\d+\): error TS2353: .*'colour' does not exist/);
-    expect(compiled.stdout).toMatch(/wrong\.ts\(\d+,\d+\): error TS2353: .*'body' does not exist|'nte'/);
+    expect(compiled.stdout).toMatch(/wrong\.ts\(\d+,\d+\): error TS2561: .*'reasn' does not exist/);
   });
 
   it.each(Object.keys(SETTINGS).map((name, index) => [name, index] as const))(
