@@ -33,8 +33,10 @@ export interface CursorItemsOptions {
 
 /**
  * Every item of a cursor-paged list, page after page: `fetchPage(cursor)` gets the page at `cursor`
- * (undefined for the first one) and throws when it cannot. The next page is fetched only once the items of
- * this one have been consumed, so breaking out of a `for await` fetches nothing more.
+ * (undefined for the first one, unless `options.cursor` names where to start) and throws when it cannot; a list
+ * of the service that pages both ways starts cursor paging with an empty cursor, so ask it for `cursor ?? ''`.
+ * The next page is fetched only once the items of this one have been consumed, so breaking out of a
+ * `for await` fetches nothing more.
  */
 export async function* cursorItems<Item>(
   fetchPage: (cursor: string | undefined) => Promise<CursorPage<Item>>,
