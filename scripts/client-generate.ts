@@ -7,6 +7,7 @@ import * as ts from 'typescript';
 import { HTTP_METHODS } from '../src/bootstrap/openapi/endpoint-conventions';
 import { IDEMPOTENCY_KEY_HEADER } from '../src/idempotency/idempotency.constants';
 import { CLIENT_DOCUMENT_AS_OF, clientDocument } from './client-document';
+import { resourcesModule } from './client-resources';
 
 /**
  * `npm run client:generate [-- --check] [-- --document <file>]`: writes the client's generated sources
@@ -41,6 +42,7 @@ export async function clientSources(document: OpenAPIObject): Promise<Record<str
   return {
     'openapi.ts': HEADER + types,
     'operations.ts': HEADER + operationsModule(document),
+    'resources.ts': HEADER + resourcesModule(document),
   };
 }
 

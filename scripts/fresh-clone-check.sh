@@ -5,7 +5,7 @@
 #   - `npm ci` installs from the lock and `npm install` changes nothing (git status stays clean);
 #   - `npm start` reaches /ready; `npm run seed` and QA's smoke suite (`npm run test:smoke`) work beside it;
 #     Ctrl-C (SIGINT to the process group) drains the service, then stops its PostgreSQL, with nothing logged at warn or above;
-#   - `npm test` passes;
+#   - `npm test` passes; `npm run client:test` builds, tests and packs the client package (the tarball ignored);
 #   - after `npm ci --ignore-scripts` `npm start` still reaches /ready, and `npm rebuild <the binaries>`
 #     (the fix its error names when it cannot make the libraries' links) makes them;
 #   - nothing is left behind: no file in the run's TMPDIR, no PostgreSQL socket or password file in /tmp, no
@@ -162,6 +162,18 @@ else
 fi
 check "npm test: git status clean" test -z "$(git status --porcelain)"
 check "npm test: no test cluster left" test -z "$(find "$(data_home)" -maxdepth 1 -name 'test-*' 2>/dev/null)"
+
+# 3b. The client package: built, tested and packed by the one command its README names.
+if [ -n "${FRESH_CLONE_CHECK_SKIP_TEST:-}" ]; then
+  say "skip npm run client:test (FRESH_CLONE_CHECK_SKIP_TEST)"
+elif logged "$work/client-test.log" npm run client:test; then
+  pass "npm run client:test passes: $(grep -E '^Tests:' "$work/client-test.log" | tail -1)"
+else
+  grep -E '^(FAIL|Tests:)|^  ● |npm (error|ERR)' "$work/client-test.log" | head -20
+  fail "npm run client:test with no environment"
+fi
+check "npm run client:test packs the client" test -f "$app/client/order-service-client-$(node -p 'require("./client/package.json").version').tgz"
+check "npm run client:test: git status clean (the tarball ignored)" test -z "$(git status --porcelain)"
 
 # 4. npm ci --ignore-scripts: the binaries' library links are made by the service; the named fix works.
 if [ "$(id -u)" = 0 ]; then rm -rf "$(private_dir)"; else rm -rf "$app/.data"; fi # the README's reset

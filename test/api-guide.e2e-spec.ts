@@ -22,15 +22,17 @@ import { until } from './support/wait';
 const ROOT = path.resolve(__dirname, '..');
 
 /**
- * The documents whose examples run here: every fenced `sh example` / `ts example` block (test/support/
+ * The documents whose examples run here (the API guide, the README and the client's README): every fenced `sh example` / `ts example` block (test/support/
  * doc-examples.ts says how a block declares what it must print), against the booted service on the run's
  * PostgreSQL. Each example gets a fresh customer with a product and a CREATED order of their own, so examples
  * neither see nor disturb each other.
  */
-const DOCUMENTS = ['docs/api-guide.md', 'README.md'];
+const DOCUMENTS = ['docs/api-guide.md', 'README.md', 'client/README.md'];
 
 /** Sections of the API guide that have no example of their own. */
 const GUIDE_WITHOUT_EXAMPLES = ['Before you start'];
+/** Sections of the client's README that have no example of their own (the package test covers them). */
+const CLIENT_README_WITHOUT_EXAMPLES = ['Install', 'Supported module settings and runtimes', 'Types'];
 
 /** What the examples may use without making it, as the API guide's "Before you start" describes. */
 const CONTEXT_NAMES = [
@@ -249,6 +251,17 @@ describe('documentation examples', () => {
       );
       expect(messages).toEqual([]);
     });
+  });
+
+  it("every section of the client's README has an example", () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'client/README.md'), 'utf8');
+    const sections = [...readme.matchAll(/^## (.+)$/gm)].map(([, heading]) => heading);
+    const examples = examplesOf('client/README.md');
+    const missing = sections.filter(
+      (section) =>
+        !CLIENT_README_WITHOUT_EXAMPLES.includes(section) && !examples.some((e) => e.section === section),
+    );
+    expect(missing).toEqual([]);
   });
 
   it('every section of the API guide has an example with curl and one with the client', () => {

@@ -14,39 +14,73 @@ const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const run = promisify(execFile);
 
 /** A client application's code: right, it compiles and runs against the service. */
-const RIGHT = `import { createOrderServiceClient } from '@order-service/client';
+const RIGHT = `import { createOrderServiceClient, ProblemError } from '@order-service/client';
 
 export async function run(baseUrl: string, token: string): Promise<Record<string, unknown>> {
   const client = createOrderServiceClient({ baseUrl, token, language: 'en' });
-  const product = await client.POST('/api/v1/products', { body: { name: 'Packaged kettle', price: 10, stock: 5 } });
-  if (product.error) throw product.error;
-  const created = await client.POST('/api/v1/orders', {
-    body: { items: [{ productId: product.data.productId, quantity: 2 }] },
-  });
-  if (created.error) throw created.error;
-  const path = { orderId: created.data.orderId };
-  const confirmed = await client.POST('/api/v1/orders/{orderId}/confirm', { params: { path } });
-  const again = await client.POST('/api/v1/orders/{orderId}/confirm', { params: { path } });
+  const product = await client.products.create({ name: 'Packaged kettle', price: 10, stock: 5 });
+  const created = await client.orders.create({ items: [{ productId: product.productId, quantity: 2 }] });
+  const confirmed = await client.orders.confirm(created.orderId);
   let problem = 'none';
-  if (again.error) {
-    switch (again.error.code) {
-      case 'INVALID_ORDER_STATE':
-        problem = again.error.code;
-        break;
-      default:
-        problem = 'another: ' + again.error.code;
-    }
+  try {
+    await client.orders.confirm(created.orderId);
+  } catch (error) {
+    if (!(error instanceof ProblemError)) throw error;
+    problem = error.code;
   }
+  const again = await client.POST('/api/v1/orders/{orderId}/confirm', { params: { path: { orderId: created.orderId } } });
   let listed = false;
   for await (const order of client.orders.all({ status: ['CONFIRMED'] })) {
-    if (order.orderId === created.data.orderId) listed = true;
+    if (order.orderId === created.orderId) listed = true;
   }
-  return { status: confirmed.data?.status, total: created.data.totalAmount, problem, listed };
+  return { status: confirmed.status, total: created.totalAmount, problem, typed: again.error?.code, listed };
 }
 `;
 
-/** The same with a field misused: a quantity given as text. */
-const WRONG = RIGHT.replace('quantity: 2', "quantity: '2'");
+/** The same with fields misused: a quantity given as text, and a misspelt field in each call style. */
+const WRONG = RIGHT.replace('quantity: 2', "quantity: '2'")
+  .replace('price: 10, stock: 5 }', "price: 10, stock: 5, colour: 'red' }")
+  .replace(
+    "client.POST('/api/v1/orders/{orderId}/confirm', { params: { path: { orderId: created.orderId } } })",
+    "client.POST('/api/v1/orders/{orderId}/cancel', { params: { path: { orderId: created.orderId } }, body: { reasn: 'x' } })",
+  );
+
+/**
+ * The TypeScript settings the client's README names as supported: each compiles a consumer of the package.
+ * `types: []` and the DOM library, as a browser project has them, or Node's types and no DOM, as a Node project.
+ */
+const SETTINGS: Record<string, Record<string, unknown>> = {
+  'nodenext, DOM library': {
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+    types: [],
+  },
+  'node16, DOM library': {
+    module: 'node16',
+    moduleResolution: 'node16',
+    lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+    types: [],
+  },
+  'bundler, DOM library': {
+    module: 'esnext',
+    moduleResolution: 'bundler',
+    lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+    types: [],
+  },
+  'preserve (bundler), DOM library': {
+    module: 'preserve',
+    lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+    types: [],
+  },
+  'nodenext, @types/node and no DOM': {
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    lib: ['ES2022'],
+    types: ['node'],
+    typeRoots: [path.join(ROOT, 'node_modules', '@types')],
+  },
+};
 
 /**
  * @order-service/client as a client application gets it: \`npm pack\`, installed from the tarball into a project
@@ -74,16 +108,23 @@ describe('the @order-service/client package', () => {
       'package.json': JSON.stringify({ name: 'a-client-application', private: true, type: 'module' }),
       'tsconfig.json': JSON.stringify({
         compilerOptions: {
-          module: 'nodenext',
-          moduleResolution: 'nodenext',
+          ...SETTINGS['nodenext, DOM library'],
           target: 'ES2022',
-          lib: ['ES2022', 'DOM', 'DOM.Iterable'],
-          types: [],
           strict: true,
           outDir: 'out',
         },
         files: ['right.ts'],
       }),
+      ...Object.fromEntries(
+        Object.values(SETTINGS).map((options, index) => [
+          `tsconfig.setting-${index}.json`,
+          JSON.stringify({
+            // The package's declarations are checked in full by tsconfig.json's compile; here, how they resolve.
+            compilerOptions: { ...options, target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true },
+            files: ['right.ts'],
+          }),
+        ]),
+      ),
       'tsconfig.wrong.json': JSON.stringify({
         extends: './tsconfig.json',
         compilerOptions: { noEmit: true },
@@ -100,7 +141,8 @@ describe('the @order-service/client package', () => {
     await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], { cwd: project });
 
     t = await bootTestApp();
-  });
+    // Packing builds the package, and the install unpacks it: minutes on a busy machine.
+  }, 300_000);
   afterAll(async () => {
     await t?.close();
     if (project) fs.rmSync(project, { recursive: true, force: true });
@@ -142,7 +184,7 @@ describe('the @order-service/client package', () => {
     );
   });
 
-  it('a misused field does not compile', async () => {
+  it('a misused or misspelt field does not compile, in either call style', async () => {
     const compiled = await run(process.execPath, [TSC, '-p', 'tsconfig.wrong.json'], { cwd: project }).then(
       () => ({ code: 0, stdout: '' }),
       (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
@@ -151,7 +193,24 @@ describe('the @order-service/client package', () => {
     expect(compiled.stdout).toMatch(
       /wrong\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/,
     );
-  });
+    expect(compiled.stdout).toMatch(/wrong\.ts\(\d+,\d+\): error TS2353: .*'colour' does not exist/);
+    expect(compiled.stdout).toMatch(/wrong\.ts\(\d+,\d+\): error TS2561: .*'reasn' does not exist/);
+  }, 300_000);
+
+  it.each(Object.keys(SETTINGS).map((name, index) => [name, index] as const))(
+    'a consumer compiles with the supported setting %s',
+    async (_, index) => {
+      const compiled = await run(process.execPath, [TSC, '-p', `tsconfig.setting-${index}.json`], {
+        cwd: project,
+      }).then(
+        () => '',
+        (error: { stdout: string }) => error.stdout,
+      );
+      expect(compiled).toBe('');
+    },
+    // A compile of the generated types takes a while on a busy machine.
+    300_000,
+  );
 
   it('the right code compiles and runs against the service', async () => {
     await run(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: project });
@@ -162,7 +221,8 @@ describe('the @order-service/client package', () => {
       status: 'CONFIRMED',
       total: 20,
       problem: 'INVALID_ORDER_STATE',
+      typed: 'INVALID_ORDER_STATE',
       listed: true,
     });
-  });
+  }, 300_000);
 });

@@ -502,6 +502,14 @@ describe('events: every change records exactly one event, in its transaction', (
       ).json<FeedPage>();
       expect(resumed.content.map((e) => e.orderId)).toEqual([later]);
 
+      // An empty cursor starts at the oldest event kept, as no cursor does (and as the order lists take it).
+      const fromStart = await admin('GET', `${EVENTS}?cursor=&orderId=${orderId}`);
+      expect(fromStart.statusCode).toBe(200);
+      expect(fromStart.json<FeedPage>().content.map((e) => e.type)).toEqual([
+        'ORDER_CREATED',
+        'ORDER_CONFIRMED',
+      ]);
+
       const invalid = await admin('GET', `${EVENTS}?cursor=abc`);
       expect(violationsOf(invalid)).toEqual([
         expect.objectContaining({ field: 'cursor', code: 'INVALID_CURSOR' }),

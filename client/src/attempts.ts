@@ -1,3 +1,4 @@
+import { callFailure } from './call-errors.js';
 import { sleep } from './sleep.js';
 
 /** A bearer token, or a function that returns the current one (called before every attempt: refresh there). */
@@ -37,32 +38,45 @@ const RETRY_STATUSES = new Set([429, 502, 503, 504]);
  * `Idempotency-Key`) when that is safe: an idempotent method, or a request with an `Idempotency-Key`, whose
  * retry the service answers with the first outcome. The wait honours `Retry-After`. A 409
  * `IDEMPOTENCY_KEY_IN_PROGRESS` (the first attempt still running on the service) is waited out the same way.
+ * When no answer came, it rejects with `AbortError`, `TimeoutError` or `NetworkError` (see `callFailure`).
  */
 export function attemptingFetch(options: AttemptOptions): (request: Request) => Promise<Response> {
   const wait = options.sleep ?? sleep;
   return async (request) => {
-    const safe = IDEMPOTENT_METHODS.has(request.method) || request.headers.has('Idempotency-Key');
-    const attempts = safe ? Math.max(1, options.retry.attempts) : 1;
-    for (let attempt = 1; ; attempt++) {
-      const last = attempt >= attempts;
-      let outcome: Response | Error;
-      try {
-        outcome = await attemptOnce(request, options);
-      } catch (error) {
-        // The caller's own abort ends the call; anything else (network, timeout) may be retried.
-        if (last || request.signal.aborted) throw error;
-        outcome = error instanceof Error ? error : new Error(String(error));
-      }
-      if (outcome instanceof Response && (last || !(await worthRetrying(outcome)))) return outcome;
-      const delay = retryDelay(outcome, attempt, options.retry);
-      if (delay === undefined) {
-        if (outcome instanceof Response) return outcome;
-        throw outcome;
-      }
-      if (outcome instanceof Response) await outcome.body?.cancel();
-      await wait(delay, request.signal);
+    try {
+      return await attempting(request, options, wait);
+    } catch (error) {
+      throw callFailure(error, request.signal);
     }
   };
+}
+
+async function attempting(
+  request: Request,
+  options: AttemptOptions,
+  wait: NonNullable<AttemptOptions['sleep']>,
+): Promise<Response> {
+  const safe = IDEMPOTENT_METHODS.has(request.method) || request.headers.has('Idempotency-Key');
+  const attempts = safe ? Math.max(1, options.retry.attempts) : 1;
+  for (let attempt = 1; ; attempt++) {
+    const last = attempt >= attempts;
+    let outcome: Response | Error;
+    try {
+      outcome = await attemptOnce(request, options);
+    } catch (error) {
+      // The caller's own abort ends the call; anything else (network, timeout) may be retried.
+      if (last || request.signal.aborted) throw error;
+      outcome = error instanceof Error ? error : new Error(String(error));
+    }
+    if (outcome instanceof Response && (last || !(await worthRetrying(outcome)))) return outcome;
+    const delay = retryDelay(outcome, attempt, options.retry);
+    if (delay === undefined) {
+      if (outcome instanceof Response) return outcome;
+      throw outcome;
+    }
+    if (outcome instanceof Response) await outcome.body?.cancel();
+    await wait(delay, request.signal);
+  }
 }
 
 async function attemptOnce(request: Request, options: AttemptOptions): Promise<Response> {

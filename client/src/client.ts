@@ -1,15 +1,19 @@
 import createClient, {
   defaultBodySerializer,
+  type FetchOptions,
   type FetchResponse,
-  type MaybeOptionalInit,
   type Middleware,
+  type ParseAs,
 } from 'openapi-fetch';
 import type { HttpMethod, MediaType, PathsWithMethod, RequiredKeysOf } from 'openapi-typescript-helpers';
 import { attemptingFetch, type RetryOptions, type TokenSource } from './attempts.js';
-import { cursorItems, type FollowOptions } from './cursor-pages.js';
-import type { components, operations, paths } from './generated/openapi.js';
+import type { components, paths } from './generated/openapi.js';
 import { IDEMPOTENT_OPERATIONS, JSON_BODY_MEDIA_TYPES } from './generated/operations.js';
+import type { Resources } from './generated/resources.js';
 import { isProblem, ProblemError, UnexpectedResponseError } from './problem-error.js';
+import { resourceMethods, responseOf, type Send, type SendInit } from './resource-methods.js';
+import type { CursorWalkQuery, OperationCall } from './resource-types.js';
+import { taskWaits, type TaskWaits } from './task-waits.js';
 
 export interface ClientOptions {
   /** Where the service is: `https://orders.example.com` (the API's paths start with `/api/v<N>/`). */
@@ -55,25 +59,27 @@ export type CallResult<Result> = Result extends { error: infer Body; data?: neve
   ? { data?: never; error: ProblemError<CodeOf<Body>>; response: Response }
   : Result;
 
-type InitParam<Init> = RequiredKeysOf<Init> extends never ? [Init?] : [Init];
+/**
+ * The options of a path-level call: openapi-fetch's, not inferred from the argument (so a body or a query with a
+ * field the operation does not declare does not compile), with `parseAs` saying how the answer is read.
+ */
+type CallInit<Operation, As extends ParseAs> = Omit<FetchOptions<Operation>, 'parseAs'> & { parseAs?: As };
+type InitArguments<Init> = RequiredKeysOf<Init> extends never ? [init?: Init] : [init: Init];
 
 /** A method of the client: `client.GET('/api/v1/orders/{orderId}', { params: { path: { orderId } } })`. */
 export type CallMethod<Method extends HttpMethod> = <
   Path extends PathsWithMethod<ClientPaths, Method>,
-  Init extends MaybeOptionalInit<ClientPaths[Path], Method>,
+  As extends ParseAs = 'json',
 >(
   path: Path,
-  ...init: InitParam<Init>
-) => Promise<CallResult<FetchResponse<OperationOf<ClientPaths[Path][Method]>, Init, MediaType>>>;
+  ...init: InitArguments<CallInit<OperationOf<ClientPaths[Path][Method]>, As>>
+) => Promise<CallResult<FetchResponse<OperationOf<ClientPaths[Path][Method]>, { parseAs: As }, MediaType>>>;
 type OperationOf<Operation> = Operation extends Record<string | number, unknown> ? Operation : never;
 
 /** An order as v1 reads it. */
 export type Order = components['schemas']['OrderResponse'];
-/** The filters of `GET /api/v1/orders`, and `size`, the page size of the walk. */
-export type OrderFilters = Omit<
-  NonNullable<operations['getOrders']['parameters']['query']>,
-  'page' | 'cursor'
->;
+/** The filters of `GET /api/v1/orders`, and `size`, the page size of the walk (`client.orders.all`). */
+export type OrderFilters = Omit<CursorWalkQuery<'getOrders'>, 'cursor'>;
 
 /** An event of the feed: an order event or a task event, told apart by `type`. */
 export type Event = components['schemas']['Event'];
@@ -81,49 +87,37 @@ export type Event = components['schemas']['Event'];
 export type EventType = Event['type'];
 /**
  * The feed's filters (`type`, `orderId`, `customerId`), `size` (the page size of the walk), `cursor` (where to
- * resume: a `nextCursor` stored earlier) and `follow`: keep polling at the end instead of stopping.
+ * resume: a cursor `onCursor` was told earlier) and `follow`: keep polling at the end instead of stopping.
  */
-export type EventFeedQuery = NonNullable<operations['getEvents']['parameters']['query']> & {
-  follow?: boolean | FollowOptions;
-};
+export type EventFeedQuery = CursorWalkQuery<'getEvents'>;
 
-export interface OrderServiceClient {
+/**
+ * The client: the path-level calls (`client.POST('/api/v1/orders', { body })`, answering `{ data }` or
+ * `{ error }`), and a method for every operation grouped by resource (`client.orders.create(body)`, resolving
+ * with the body and throwing on failure), with `all…` walks over every list and the task helpers.
+ */
+export interface OrderServiceClient extends Resources {
   GET: CallMethod<'get'>;
   POST: CallMethod<'post'>;
   PUT: CallMethod<'put'>;
   PATCH: CallMethod<'patch'>;
   DELETE: CallMethod<'delete'>;
-  orders: {
-    /**
-     * Every order the caller may see that matches `filters`, in the list's order, fetched a page at a time
-     * by cursor; throws the `ProblemError` of a page that fails.
-     */
-    all(filters?: OrderFilters, options?: { signal?: AbortSignal }): AsyncGenerator<Order, void, undefined>;
-  };
-  events: {
-    /**
-     * The change feed (admin): every event matching the filters, oldest first, each once, a page at a time.
-     * Stops where the feed ends for now (`hasNext: false`) unless `follow`, which then polls for more,
-     * waiting longer while nothing comes (`FollowOptions`), until `signal` aborts. `onCursor` is told where
-     * to resume after each page (store it, pass it back as `cursor`). Throws the `ProblemError` of a page
-     * that fails (CURSOR_EXPIRED: the events after the cursor are no longer kept).
-     */
-    all(
-      query?: EventFeedQuery,
-      options?: { signal?: AbortSignal; onCursor?: (cursor: string) => void },
-    ): AsyncGenerator<Event, void, undefined>;
-  };
+  tasks: Resources['tasks'] & TaskWaits['tasks'];
+  reports: Resources['reports'] & TaskWaits['reports'];
+  customers: Resources['customers'] & TaskWaits['customers'];
 }
 
 /**
- * A client of the Order Service. Every call is an openapi-fetch call typed by the service's document,
- * answering `{ data, response }` or `{ error, response }` with `error` a `ProblemError`; it also
+ * A client of the Order Service. Every call goes through openapi-fetch, typed by the service's document; the
+ * client also
  * - sends the token (`Authorization: Bearer …`) and `Accept-Language`,
  * - gives every call that takes an `Idempotency-Key` a new one unless the call names its own,
  * - sends a JSON body as the media type its operation takes (a merge patch as `application/merge-patch+json`),
  * - retries what is safe to retry (see `RetryOptions`) with the same key, and limits each attempt in time.
- * A call rejects only when no answer came (network, timeout, abort) or the answer is not the service's
- * (`UnexpectedResponseError`).
+ * A path-level call answers `{ data, response }` or `{ error, response }` with `error` a `ProblemError`; a
+ * resource method resolves with the body and throws the `ProblemError`. Both reject with `AbortError`,
+ * `TimeoutError` or `NetworkError` when no answer came, and `UnexpectedResponseError` when the answer is not
+ * the service's.
  */
 export function createOrderServiceClient(options: ClientOptions): OrderServiceClient {
   const client = createClient<ClientPaths>({
@@ -139,52 +133,25 @@ export function createOrderServiceClient(options: ClientOptions): OrderServiceCl
   });
   client.use(callHeaders(options.language));
 
+  const send: Send = async (method, path, init) =>
+    callResult(await client.request(method, path as never, init as never));
   const method =
-    <Method extends HttpMethod>(name: Method): CallMethod<Method> =>
-    async (path, ...init) => {
-      const result = await client.request(name, path, ...(init as [never]));
-      return callResult(result) as never;
-    };
-
-  const self: OrderServiceClient = {
+    <Method extends OperationCall['method']>(name: Method): CallMethod<Method> =>
+    (path, ...init) =>
+      send(name, path, (init[0] ?? {}) as SendInit) as never;
+  const resources = resourceMethods(send);
+  const waits = taskWaits(resources, send);
+  return {
+    ...resources,
     GET: method('get'),
     POST: method('post'),
     PUT: method('put'),
     PATCH: method('patch'),
     DELETE: method('delete'),
-    orders: {
-      all: (filters = {}, { signal } = {}) =>
-        cursorItems(
-          async (cursor) => {
-            const { data, error } = await self.GET('/api/v1/orders', {
-              // An empty cursor asks for the first page of cursor paging.
-              params: { query: { ...filters, cursor: cursor ?? '' } },
-              signal,
-            });
-            if (error) throw error;
-            if (!('hasNext' in data))
-              throw new Error('GET /api/v1/orders answered an offset page to a cursor');
-            return data;
-          },
-          { signal },
-        ),
-    },
-    events: {
-      all: ({ follow, cursor, ...filters } = {}, { signal, onCursor } = {}) =>
-        cursorItems(
-          async (at) => {
-            const { data, error } = await self.GET('/api/v1/events', {
-              params: { query: { ...filters, ...(at === undefined ? {} : { cursor: at }) } },
-              signal,
-            });
-            if (error) throw error;
-            return data;
-          },
-          { follow, cursor, onCursor, signal },
-        ),
-    },
+    tasks: { ...resources.tasks, ...waits.tasks },
+    reports: { ...resources.reports, ...waits.reports },
+    customers: { ...resources.customers, ...waits.customers },
   };
-  return self;
 }
 
 /**
@@ -229,21 +196,28 @@ function serializeBody(body: unknown): string | FormData {
 }
 
 /** A failed answer becomes a `ProblemError`, or rejects the call when it is not the service's. */
-function callResult(result: { data?: unknown; error?: unknown; response: Response }) {
+function callResult(result: { data?: unknown; error?: unknown; response: Response }): {
+  data?: unknown;
+  error?: ProblemError<string>;
+  response: Response;
+} {
   const { response } = result;
-  if (response.ok) return result;
+  if (response.ok) return { data: result.data, response };
   const problemType = (response.headers.get('Content-Type') ?? '').startsWith('application/problem+json');
   if (!problemType || !isProblem(result.error)) throw new UnexpectedResponseError(response, result.error);
   return { error: new ProblemError(result.error), response };
 }
 
 /**
- * `If-Match` for a change that must apply only to the version read before: pass the read's result,
- * `header: { ...ifMatch(read) }`; the change is then 409 `CONCURRENT_MODIFICATION` if someone else's came
- * first.
+ * `If-Match` for a change that must apply only to the version read before: pass the read, either a path-level
+ * call's result (`header: { ...ifMatch(read) }`) or the body a resource method resolved with
+ * (`{ headers: ifMatch(order) }`); the change is then 409 `CONCURRENT_MODIFICATION` if someone else's came first.
  */
-export function ifMatch(read: { response: Response }): { 'If-Match': string } {
-  const etag = read.response.headers.get('ETag');
-  if (!etag) throw new Error(`the answer of ${read.response.url || 'the read'} has no ETag`);
+export function ifMatch(read: { response: Response } | object): { 'If-Match': string } {
+  const response = responseOf(read) ?? ('response' in read ? read.response : undefined);
+  if (!(response instanceof Response))
+    throw new Error("ifMatch takes a read: a call's result or a body a method resolved with");
+  const etag = response.headers.get('ETag');
+  if (!etag) throw new Error(`the answer of ${response.url || 'the read'} has no ETag`);
   return { 'If-Match': etag };
 }

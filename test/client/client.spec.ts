@@ -1,5 +1,9 @@
 import {
+  AbortError,
   createOrderServiceClient,
+  NetworkError,
+  TaskFailedError,
+  TimeoutError,
   ifMatch,
   ProblemError,
   UnexpectedResponseError,
@@ -247,19 +251,26 @@ describe('createOrderServiceClient', () => {
 
     it('never retries a call without a key and with a method that is not idempotent', async () => {
       const client = await clientOf(() => 'drop');
-      await expect(client.POST('/api/v1/orders/search', { body: {} })).rejects.toThrow('fetch failed');
+      await expect(client.POST('/api/v1/orders/search', { body: {} })).rejects.toBeInstanceOf(NetworkError);
       expect(server.received).toHaveLength(1);
     });
 
-    it('rejects with the network error once the attempts are spent', async () => {
+    it("rejects with a NetworkError once the attempts are spent, with fetch's error as its cause", async () => {
       const client = await clientOf(() => 'drop', { retry: { attempts: 2, baseDelayMs: 1 } });
-      await expect(readOrder(client)).rejects.toThrow('fetch failed');
+      const failure = await readOrder(client).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(NetworkError);
+      expect(failure).toMatchObject({
+        name: 'NetworkError',
+        cause: expect.objectContaining({ message: 'fetch failed' }),
+      });
       expect(server.received).toHaveLength(2);
     });
 
     it('limits each attempt to timeoutMs, retries it, then rejects with a TimeoutError', async () => {
       const client = await clientOf(() => 'hang', { timeoutMs: 100, retry: { attempts: 2, baseDelayMs: 1 } });
-      await expect(readOrder(client)).rejects.toMatchObject({ name: 'TimeoutError' });
+      const failure = await readOrder(client).catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(TimeoutError);
+      expect(failure).toMatchObject({ name: 'TimeoutError' });
       expect(server.received).toHaveLength(2);
     });
 
@@ -272,6 +283,7 @@ describe('createOrderServiceClient', () => {
       });
       await until('one request received', () => server.received.length === 1, { intervalMs: 5 });
       controller.abort();
+      await expect(call).rejects.toBeInstanceOf(AbortError);
       await expect(call).rejects.toMatchObject({ name: 'AbortError' });
       expect(server.received).toHaveLength(1);
     });
@@ -336,6 +348,55 @@ describe('createOrderServiceClient', () => {
     });
   });
 
+  describe('tasks', () => {
+    const task = (status: string, extra: Record<string, unknown> = {}) => ({
+      taskId: ORDER_ID,
+      type: 'SALES_REPORT',
+      status,
+      createdAt: '2026-11-26T10:00:00Z',
+      ...extra,
+    });
+
+    it('tasks.wait polls until the task ends, waiting what Retry-After asks', async () => {
+      const asked: number[] = [];
+      server = await localServer((_request, index) => {
+        asked.push(Date.now());
+        return index < 2 ? ok(task('PROCESSING'), { 'retry-after': '1' }) : ok(task('COMPLETED'));
+      });
+      const client = createOrderServiceClient({ baseUrl: server.baseUrl });
+      const finished = await client.tasks.wait(ORDER_ID);
+      expect(finished.status).toBe('COMPLETED');
+      expect(server.received.map((r) => r.url)).toEqual(Array(3).fill(`/api/v1/tasks/${ORDER_ID}`));
+      expect(asked[1] - asked[0]).toBeGreaterThanOrEqual(1000);
+    });
+
+    it('generateAndWait throws a TaskFailedError with the task when it fails; an abort stops the wait', async () => {
+      server = await localServer((request) =>
+        request.method === 'POST'
+          ? { status: 202, body: { taskId: ORDER_ID, status: 'PENDING' } }
+          : ok(task('FAILED', { error: { code: 'INTERNAL_ERROR', detail: 'the report broke' } })),
+      );
+      const client = createOrderServiceClient({ baseUrl: server.baseUrl });
+      const failed = await client.reports
+        .generateAndWait({ dateFrom: '2026-01-01', dateTo: '2026-01-31' })
+        .catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(TaskFailedError);
+      expect(failed).toMatchObject({ name: 'TaskFailedError', task: { status: 'FAILED' } });
+      expect((failed as Error).message).toContain('INTERNAL_ERROR');
+
+      await server.close();
+      server = await localServer(() => ok(task('PENDING')));
+      const controller = new AbortController();
+      const waiting = createOrderServiceClient({ baseUrl: server.baseUrl }).tasks.wait(ORDER_ID, {
+        signal: controller.signal,
+        pollIntervalMs: 5,
+      });
+      await waitFor(() => server.received.length >= 2);
+      controller.abort();
+      await expect(waiting).rejects.toBeInstanceOf(AbortError);
+    });
+  });
+
   describe('events.all', () => {
     const event = (sequence: number) => ({
       eventId: `e${sequence}`,
@@ -354,10 +415,10 @@ describe('createOrderServiceClient', () => {
       hasPrev: false,
     });
 
-    it('walks the feed from the start with the filters, and stops where it ends for now', async () => {
+    it('walks the feed from the start (an empty cursor) with the filters, and stops where it ends for now', async () => {
       server = await localServer((request) => {
         const cursor = new URL(request.url, 'http://x').searchParams.get('cursor');
-        return ok(cursor === null ? page([event(1), event(2)], 's2', true) : page([event(3)], 's3', false));
+        return ok(cursor === '' ? page([event(1), event(2)], 's2', true) : page([event(3)], 's3', false));
       });
       const client = createOrderServiceClient({ baseUrl: server.baseUrl });
       const cursors: string[] = [];
@@ -371,7 +432,7 @@ describe('createOrderServiceClient', () => {
       expect(sequences).toEqual([1, 2, 3]);
       expect(cursors).toEqual(['s2', 's3']);
       expect(server.received.map((r) => r.url)).toEqual([
-        '/api/v1/events?type=ORDER_CREATED&type=ORDER_UPDATED&customerId=c&size=2',
+        '/api/v1/events?type=ORDER_CREATED&type=ORDER_UPDATED&customerId=c&size=2&cursor=',
         '/api/v1/events?type=ORDER_CREATED&type=ORDER_UPDATED&customerId=c&size=2&cursor=s2',
       ]);
     });
@@ -394,7 +455,7 @@ describe('createOrderServiceClient', () => {
       })();
       await until('four requests received', () => server.received.length >= 4, { intervalMs: 5 });
       controller.abort();
-      await expect(walk).rejects.toMatchObject({ name: 'AbortError' });
+      await expect(walk).rejects.toBeInstanceOf(AbortError);
       expect(sequences).toEqual([9]);
       expect(server.received.slice(0, 4).map((r) => r.url)).toEqual([
         '/api/v1/events?cursor=s8',

@@ -5096,7 +5096,7 @@ export interface operations {
     getEvents: {
         parameters: {
             query?: {
-                /** @description The previous page's `nextCursor`; absent to start at the oldest event kept. */
+                /** @description The previous page's `nextCursor`; absent or empty to start at the oldest event kept. */
                 cursor?: string;
                 size?: number;
                 /** @description Repeat for several types (?type=A&type=B). */

@@ -35,7 +35,8 @@ export class EventsController {
   })
   async list(@Query() query: EventFeedQuery): Promise<unknown> {
     const page = await this.feed.feed(
-      query.cursor,
+      // An empty cursor starts at the oldest event kept, as no cursor does.
+      query.cursor || undefined,
       {
         types: query.type,
         orderId: query.orderId?.toLowerCase(),

@@ -4,12 +4,17 @@
  * what the types refuse as well as what they accept.
  */
 import {
+  AbortError,
   createOrderServiceClient,
   ifMatch,
+  NetworkError,
   ProblemError,
+  TaskFailedError,
+  TimeoutError,
   type ErrorCode,
   type Event,
   type Order,
+  type Task,
 } from '@order-service/client';
 
 const client = createOrderServiceClient({ baseUrl: 'https://orders.example.com', token: () => 'token' });
@@ -150,4 +155,141 @@ export async function followTheFeed(signal: AbortSignal): Promise<void> {
   for await (const event of client.events.all({ type: ['ORDER_EATEN'] })) void event;
   // @ts-expect-error follow is a flag or its options
   for await (const event of client.events.all({ follow: 'yes' })) void event;
+}
+
+/**
+ * A field the operation does not declare does not compile, in both call styles, and the error is on the
+ * misspelt field's own line: the bodies are not inferred from the argument.
+ */
+export async function misspeltFields(): Promise<void> {
+  const items = [{ productId: orderId, quantity: 1 }];
+  await client.POST('/api/v1/orders', {
+    body: {
+      items,
+      // @ts-expect-error `note`, misspelt
+      notes: 'Leave at the door',
+    },
+  });
+  await client.POST('/api/v1/orders', {
+    body: {
+      items: [
+        {
+          productId: orderId,
+          quantity: 1,
+          // @ts-expect-error an item has no discount
+          discount: 5,
+        },
+      ],
+    },
+  });
+  await client.PATCH('/api/v1/orders/{orderId}', {
+    params: { path: { orderId } },
+    body: {
+      // @ts-expect-error `note`, misspelt, in a merge patch
+      nte: 'x',
+    },
+  });
+  await client.GET('/api/v1/products', {
+    params: {
+      query: {
+        size: 10,
+        // @ts-expect-error no such query parameter
+        pageSize: 10,
+      },
+    },
+  });
+  await client.orders.create({
+    items,
+    // @ts-expect-error `note`, misspelt
+    notes: 'Leave at the door',
+  });
+  await client.orders.create({
+    items: [
+      {
+        productId: orderId,
+        quantity: 1,
+        // @ts-expect-error an item has no discount
+        discount: 5,
+      },
+    ],
+  });
+  await client.orders.patch(orderId, {
+    // @ts-expect-error `note`, misspelt, in a merge patch
+    nte: 'x',
+  });
+  await client.orders.ship(orderId, {
+    trackingNumber: 'RA123',
+    carrier: 'Post',
+    // @ts-expect-error a shipment has no such field
+    eta: '2026-12-01',
+  });
+  await client.products.list({
+    size: 10,
+    // @ts-expect-error no such query parameter
+    pageSize: 10,
+  });
+  for await (const order of client.orders.all({
+    status: ['CREATED'],
+    // @ts-expect-error the walk pages by cursor itself
+    page: 2,
+  }))
+    void order;
+}
+
+/** Resource methods: path parameters first, then the body or the query, then the options; they resolve with the body. */
+export async function resourceMethods(signal: AbortSignal): Promise<void> {
+  const created: Order = await client.orders.create({ items: [{ productId: orderId, quantity: 1 }] });
+  const confirmed: Order = await client.orders.confirm(created.orderId, { signal });
+  await client.orders.patch(orderId, { note: 'Ring twice' }, { headers: ifMatch(confirmed) });
+  await client.orders.create(
+    { items: [{ productId: orderId, quantity: 1 }] },
+    { headers: { 'Idempotency-Key': crypto.randomUUID() } },
+  );
+  // @ts-expect-error ship needs a tracking number and a carrier
+  await client.orders.ship(orderId, {});
+  // @ts-expect-error cancel needs a body with a reason
+  await client.orders.cancel(orderId);
+  // @ts-expect-error the order id is a string
+  await client.orders.get(42);
+  const removed: undefined = await client.orders.delete(orderId);
+  const file: Blob = await client.orders.downloadAttachment(orderId, orderId);
+  const uploaded = await client.orders.uploadAttachment(orderId, {
+    file: new File(['%PDF-1.4'], 'invoice.pdf', { type: 'application/pdf' }),
+  });
+  const fileName: string = uploaded.fileName;
+  void [removed, file, fileName];
+
+  // Offset or cursor paging, by whether the query names a cursor.
+  const offsetPage = await client.orders.list({ page: 2, size: 20 });
+  const total: number = offsetPage.totalElements;
+  const cursorPage = await client.orders.list({ cursor: '', size: 20 });
+  const more: boolean = cursorPage.hasNext;
+  // @ts-expect-error a cursor page has no total
+  void [total, more, cursorPage.totalElements];
+
+  // Every list walks: offset lists by page, cursor lists by cursor; the feed may follow, other lists not.
+  for await (const item of client.orders.allItems(orderId, { size: 100 })) void item.productId;
+  for await (const product of client.products.all()) void product.name;
+  for await (const event of client.events.all({ follow: { intervalMs: 100 } }, { signal })) void event.type;
+  // @ts-expect-error only the feed can be followed
+  for await (const order of client.orders.all({ follow: true })) void order;
+
+  const task: Task = await client.tasks.wait(orderId, { signal, pollIntervalMs: 500 });
+  const report = await client.reports.generateAndWait({ dateFrom: '2026-01-01', dateTo: '2026-01-31' });
+  const exported: Blob = await client.customers.exportDataAndWait(orderId, { format: 'CSV' });
+  void [task.status, report.reportId, exported.size];
+}
+
+/** What a failed call rejects with: exported classes, each named as its class. */
+export async function failures(): Promise<string> {
+  try {
+    await client.orders.confirm(orderId);
+    return 'confirmed';
+  } catch (error) {
+    if (error instanceof ProblemError) return error.code;
+    if (error instanceof TimeoutError || error instanceof NetworkError || error instanceof AbortError)
+      return error.name;
+    if (error instanceof TaskFailedError) return error.task.status;
+    throw error;
+  }
 }

@@ -26,6 +26,8 @@ const SEQUENCE = integer({ min: 1, max: Number.MAX_SAFE_INTEGER });
 
 /** A feed cursor as the service issues it (domain/feed-cursor.ts); any other is INVALID_CURSOR. */
 const FEED_CURSOR = patterned({ pattern: /^[A-Za-z0-9_-]+$/, max: 40, format: 'cursor' });
+/** The `cursor` parameter: an issued cursor, or empty for the oldest event kept, as the order lists take it. */
+const FEED_CURSOR_PARAMETER = patterned({ pattern: /^[A-Za-z0-9_-]*$/, max: 40, format: 'cursor' });
 
 /** Fields every event has, in the order they are served. */
 function eventClass(
@@ -126,9 +128,9 @@ export class EventPageResponse extends OffsetPageResponse(EVENT_SCHEMA, 'EventPa
 
 /** Query of `GET /api/v1/events`. */
 export class EventFeedQuery {
-  @RequestField(FEED_CURSOR, {
+  @RequestField(FEED_CURSOR_PARAMETER, {
     presence: 'optional',
-    description: "The previous page's `nextCursor`; absent to start at the oldest event kept.",
+    description: "The previous page's `nextCursor`; absent or empty to start at the oldest event kept.",
   })
   cursor?: string;
 

@@ -1,3 +1,4 @@
+import { callFailure, throwIfAborted } from './call-errors.js';
 import { sleep } from './sleep.js';
 
 /** A page of a cursor-paged list, as the service answers it (the orders' cursor page, the event feed). */
@@ -26,14 +27,16 @@ export interface CursorItemsOptions {
   cursor?: string;
   /** Told the cursor to resume from once a page's items have all been consumed (to store it). */
   onCursor?: (cursor: string) => void;
-  /** Stops the iteration, also while it waits to follow. */
+  /** Stops the iteration, also while it waits to follow: the loop then throws an `AbortError`. */
   signal?: AbortSignal;
 }
 
 /**
  * Every item of a cursor-paged list, page after page: `fetchPage(cursor)` gets the page at `cursor`
- * (undefined for the first one) and throws when it cannot. The next page is fetched only once the items of
- * this one have been consumed, so breaking out of a `for await` fetches nothing more.
+ * (undefined for the first one, unless `options.cursor` names where to start) and throws when it cannot; a list
+ * of the service that pages both ways starts cursor paging with an empty cursor, so ask it for `cursor ?? ''`.
+ * The next page is fetched only once the items of this one have been consumed, so breaking out of a
+ * `for await` fetches nothing more.
  */
 export async function* cursorItems<Item>(
   fetchPage: (cursor: string | undefined) => Promise<CursorPage<Item>>,
@@ -45,7 +48,7 @@ export async function* cursorItems<Item>(
   let waitMs = firstWaitMs;
   let cursor = options.cursor;
   for (;;) {
-    options.signal?.throwIfAborted();
+    throwIfAborted(options.signal);
     const page = await fetchPage(cursor);
     yield* page.content;
     if (page.nextCursor !== undefined) options.onCursor?.(page.nextCursor);
@@ -53,8 +56,34 @@ export async function* cursorItems<Item>(
     cursor = page.nextCursor;
     if (page.content.length > 0) waitMs = firstWaitMs;
     if (!page.hasNext) {
-      await sleep(waitMs, options.signal);
+      await sleep(waitMs, options.signal).catch((error: unknown) => {
+        throw callFailure(error, options.signal);
+      });
       if (page.content.length === 0) waitMs = Math.min(waitMs * 2, longestWaitMs);
     }
+  }
+}
+
+/** A page of an offset-paged list, as the service answers it. */
+export interface OffsetPage<Item> {
+  content: Item[];
+  page: number;
+  totalPages: number;
+}
+
+/**
+ * Every item of an offset-paged list, page after page from the first: `fetchPage(page)` gets page `page`
+ * (from 1) and throws when it cannot. As with `cursorItems`, a page is fetched only once the loop reaches it.
+ * An item added or removed meanwhile can shift the pages (a cursor-paged list has no such gap).
+ */
+export async function* offsetItems<Item>(
+  fetchPage: (page: number) => Promise<OffsetPage<Item>>,
+  options: { signal?: AbortSignal } = {},
+): AsyncGenerator<Item, void, undefined> {
+  for (let page = 1; ; page++) {
+    throwIfAborted(options.signal);
+    const answer = await fetchPage(page);
+    yield* answer.content;
+    if (answer.page >= answer.totalPages || answer.content.length === 0) return;
   }
 }
