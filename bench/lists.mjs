@@ -350,6 +350,9 @@ async function comparePages() {
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     PORT: benchPort(12),
+    // The api Deployment's role: the worker's pollers and processors (webhook deliveries, tasks) run in the
+    // worker Deployment, not on the measured requests' process.
+    APP_ROLE: 'api',
     // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces its NODE_OPTIONS).
     ...deployedMemorySettings(root, 'deploy/k8s/base/api.yaml'),
   };
