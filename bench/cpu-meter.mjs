@@ -82,7 +82,8 @@ export async function stopServer(child) {
 }
 
 export async function waitUntilUp(url, headers = {}, child = undefined) {
-  for (let i = 0; i < 300; i += 1) {
+  // Up to two minutes: on a loaded shared machine a server's start-up alone can take most of one.
+  for (let i = 0; i < 1200; i += 1) {
     if (child && child.exitCode !== null) throw new Error(`the server for ${url} exited (${child.exitCode})`);
     try {
       const res = await fetch(url, { headers });
