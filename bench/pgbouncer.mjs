@@ -93,10 +93,25 @@ pidfile = ${dir}/pgbouncer.pid
   pooled.host = `127.0.0.1:${port}`;
   await waitUntilAccepting(pooled.toString());
   const pid = Number(readFileSync(path.join(dir, 'pgbouncer.pid'), 'utf8').trim());
+  // Interrupted (Ctrl-C), the bench leaves no PgBouncer running; the role's defaults it leaves are harmless to
+  // a direct connection, which asks for its limits at connect.
+  const onSignal = () => {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // gone
+    }
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   return {
     url: pooled.toString(),
     pid,
     async stop() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
       try {
         process.kill(pid, 'SIGTERM');
         for (let i = 0; i < 50; i += 1) {
