@@ -82,7 +82,8 @@ export async function stopServer(child) {
 }
 
 export async function waitUntilUp(url, headers = {}, child = undefined) {
-  for (let i = 0; i < 300; i += 1) {
+  // Up to two minutes: on a loaded shared machine a server's start-up alone can take most of one.
+  for (let i = 0; i < 1200; i += 1) {
     if (child && child.exitCode !== null) throw new Error(`the server for ${url} exited (${child.exitCode})`);
     try {
       const res = await fetch(url, { headers });
@@ -101,9 +102,10 @@ export async function waitUntilUp(url, headers = {}, child = undefined) {
  * and its database backends' CPU read before and after. `request(n)` gives the n-th request's
  * { method, path, headers, body }.
  */
-export async function measureRound({ base, pid, postgres, amount, connections, request }) {
+export async function measureRound({ base, pid, postgres, poolerPid, amount, connections, request }) {
   let n = 0;
   const pgBefore = postgres ? await postgres.snapshot() : undefined;
+  const poolerBefore = poolerPid ? cpuMicros(poolerPid) : undefined;
   const cpuBefore = cpuTimes(pid);
   const started = process.hrtime.bigint();
   // autocannon resolves on its once-a-second tick, not at the last response: throughput is timed to the
@@ -128,12 +130,14 @@ export async function measureRound({ base, pid, postgres, amount, connections, r
   const result = await run;
   const seconds = Number(lastResponse - started) / 1e9;
   const cpuAfter = cpuTimes(pid);
+  const poolerAfter = poolerPid ? cpuMicros(poolerPid) : undefined;
   const pgAfter = postgres ? await postgres.snapshot() : undefined;
   const completed = result['2xx'] + result.non2xx;
   return {
     nodeUs: (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / completed,
     nodeSystemUs: (cpuAfter.system - cpuBefore.system) / completed,
     pgUs: postgres ? PostgresCpu.spent(pgBefore, pgAfter) / completed : undefined,
+    poolerUs: poolerPid ? (poolerAfter - poolerBefore) / completed : undefined,
     rps: result['2xx'] / seconds,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
@@ -169,6 +173,7 @@ export async function interleave({ rounds, targets, scenario }) {
         base: target.base,
         pid: target.pid,
         postgres: target.postgres,
+        poolerPid: target.poolerPid,
         amount: scenario.amount,
         connections: scenario.connections,
         request: (n) => scenario.request(target, n),
@@ -188,6 +193,10 @@ export async function interleave({ rounds, targets, scenario }) {
       // The kernel's share of it (socket reads and writes, epoll): what an extra round trip costs.
       nodeSystemCpuUsPerRequest: spread(runs.map((r) => r.nodeSystemUs)),
       ...(runs[0].pgUs !== undefined ? { postgresCpuUsPerRequest: spread(runs.map((r) => r.pgUs)) } : {}),
+      // PgBouncer's own CPU, for a target behind it (BENCH_POOLER=1, bench/pgbouncer.mjs).
+      ...(runs[0].poolerUs !== undefined
+        ? { poolerCpuUsPerRequest: spread(runs.map((r) => r.poolerUs)) }
+        : {}),
       requestsPerSecond: spread(runs.map((r) => r.rps)),
       p50Ms: spread(
         runs.map((r) => r.p50Ms),
@@ -199,20 +208,29 @@ export async function interleave({ rounds, targets, scenario }) {
       ),
     };
   }
-  // Each target against the baseline, within each round.
-  const baseline = perTarget.baseline;
-  for (const [name, runs] of Object.entries(perTarget)) {
-    if (name === 'baseline' || !baseline) continue;
+  // Within each round: each target against the baseline, and a target that names one in `comparedWith`
+  // (the service through a pooler) against that one too.
+  const ratiosTo = (runs, reference) => {
     const ratios = (metric) =>
       spread(
-        runs.map((s, i) => s[metric] / baseline[i][metric]),
+        runs.map((s, i) => s[metric] / reference[i][metric]),
         2,
       );
-    summary[name].ratios = {
+    return {
       nodeCpu: ratios('nodeUs'),
       ...(runs[0].pgUs !== undefined ? { postgresCpu: ratios('pgUs') } : {}),
       requestsPerSecond: ratios('rps'),
     };
+  };
+  const baseline = perTarget.baseline;
+  for (const target of targets) {
+    const runs = perTarget[target.name];
+    if (target.name !== 'baseline' && baseline) summary[target.name].ratios = ratiosTo(runs, baseline);
+    if (target.comparedWith) {
+      summary[target.name].ratiosTo = {
+        [target.comparedWith]: ratiosTo(runs, perTarget[target.comparedWith]),
+      };
+    }
   }
   return summary;
 }

@@ -3,7 +3,8 @@
 // 20 connections, plus EXPLAIN of every supported shape (asserting no sequential scan on orders).
 // Then the CPU a customer's page costs the service (Node and PostgreSQL, from /proc) against a bare
 // Fastify + pg server, in interleaved rounds (bench/cpu-meter.mjs); BENCH_PROFILE=1 profiles the service.
-// Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); uses REDIS_URL when set.
+// BENCH_POOLER=1 adds the service through PgBouncer (bench/pgbouncer.mjs) to those rounds, compared with the
+// service on a direct connection. Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); uses REDIS_URL when set.
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ import {
   warmUp,
 } from './cpu-meter.mjs';
 import { beforeMemorySettings, deployedMemorySettings } from './deployed-memory-settings.mjs';
+import { poolerWanted, startPooler } from './pgbouncer.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -348,6 +350,9 @@ async function comparePages() {
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     PORT: benchPort(12),
+    // The api Deployment's role: the worker's pollers and processors (webhook deliveries, tasks) run in the
+    // worker Deployment, not on the measured requests' process.
+    APP_ROLE: 'api',
     // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces its NODE_OPTIONS).
     ...deployedMemorySettings(root, 'deploy/k8s/base/api.yaml'),
   };
@@ -372,6 +377,25 @@ async function comparePages() {
       path: '/api/v1/orders?size=20',
     },
   ];
+  // BENCH_POOLER=1: the service again, through PgBouncer in transaction mode.
+  const pooler = poolerWanted() ? await startPooler(root, url, serviceEnv) : undefined;
+  if (pooler) {
+    const port = benchPort(18);
+    const server = startServer(root, ['dist/src/main.js'], {
+      ...serviceEnv,
+      DATABASE_URL: pooler.url,
+      DB_PREPARED_STATEMENTS: 'false',
+      PORT: port,
+    });
+    targets.push({
+      ...targets[1],
+      name: 'service (PgBouncer)',
+      base: `http://127.0.0.1:${port}`,
+      server,
+      poolerPid: pooler.pid,
+      comparedWith: 'service',
+    });
+  }
   // BENCH_BEFORE_DIST: other builds, in the same rounds (bench/cpu-meter.mjs, otherBuilds).
   otherBuilds().forEach((build, i) => {
     const port = benchPort(13 + i);
@@ -415,12 +439,17 @@ async function comparePages() {
       requestsPerRound: scenario.amount,
       ...(await interleave({ rounds: ROUNDS, targets, scenario })),
       rssMb: { idle: idleRssMb, afterLoad: Object.fromEntries(targets.map((t) => [t.name, rssMb(t.pid)])) },
-      goals: { nodeCpu: '<= 1.6x', requestsPerSecond: '>= 0.8x', postgresCpu: '<= 1.1x' },
+      goals: {
+        nodeCpu: '<= 1.4x',
+        postgresCpu: '<= 0.8x',
+        pooler: 'through PgBouncer (BENCH_POOLER=1): within 1.25x of the service direct',
+      },
     };
     console.log(JSON.stringify(result, null, 2));
     return result;
   } finally {
     await Promise.all(targets.map((t) => stopServer(t.server)));
+    await pooler?.stop();
     await postgresAdmin.end();
   }
 }

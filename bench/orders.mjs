@@ -4,7 +4,8 @@
 // and the service/baseline ratios within each round (median and range). Servers run on core 0 (taskset),
 // this runner and autocannon on core 1. Needs PostgreSQL (BENCH_DATABASE_URL or DATABASE_URL); Redis via
 // REDIS_URL. BENCH_PROFILE=1 writes a CPU profile of the service to bench/results/profiles/ (BENCH_PROFILE=before:
-// of the `before` build instead).
+// of the `before` build instead). BENCH_POOLER=1 adds the service through PgBouncer (bench/pgbouncer.mjs) to
+// the same rounds, compared with the service on a direct connection.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -24,6 +25,7 @@ import {
   warmUp,
 } from './cpu-meter.mjs';
 import { beforeMemorySettings, deployedMemorySettings } from './deployed-memory-settings.mjs';
+import { poolerWanted, startPooler } from './pgbouncer.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -113,10 +115,6 @@ const postgresAdmin = new pg.Client({ connectionString: SERVER_URL });
 await postgresAdmin.connect();
 const postgres = new PostgresCpu(postgresAdmin, 'order_service_bench');
 
-const baselineServer = startServer(root, ['bench/baseline-server.mjs'], {
-  DATABASE_URL: databaseUrl,
-  PORT: benchPort(1),
-});
 const serviceEnv = {
   DATABASE_URL: databaseUrl,
   // Production refuses to start without Redis; without REDIS_URL the run measures the in-memory counters
@@ -129,9 +127,19 @@ const serviceEnv = {
   LOG_LEVEL: 'warn',
   HOST: '127.0.0.1',
   PORT: benchPort(2),
+  // The api Deployment's role: the worker's pollers and processors (webhook deliveries, tasks) run in the
+  // worker Deployment, not on the measured requests' process.
+  APP_ROLE: 'api',
   // The memory settings of the api Deployment (BENCH_NODE_OPTIONS replaces its NODE_OPTIONS).
   ...deployedMemorySettings(root, 'deploy/k8s/base/api.yaml'),
 };
+// BENCH_POOLER=1: the service again, through PgBouncer in transaction mode (started first: a failure to
+// start it leaves no server behind).
+const pooler = poolerWanted() ? await startPooler(root, databaseUrl, serviceEnv) : undefined;
+const baselineServer = startServer(root, ['bench/baseline-server.mjs'], {
+  DATABASE_URL: databaseUrl,
+  PORT: benchPort(1),
+});
 // BENCH_PROFILE=<name of another build>: profile that build instead of the service.
 const profiled =
   process.env.BENCH_PROFILE && process.env.BENCH_PROFILE !== '1' ? process.env.BENCH_PROFILE : 'service';
@@ -141,6 +149,14 @@ const serviceServer = startServer(
   serviceEnv,
   profiled === 'service' ? profileFlags : [],
 );
+const pooledServer = pooler
+  ? startServer(root, ['dist/src/main.js'], {
+      ...serviceEnv,
+      DATABASE_URL: pooler.url,
+      DB_PREPARED_STATEMENTS: 'false',
+      PORT: benchPort(8),
+    })
+  : undefined;
 // BENCH_BEFORE_DIST: other builds, in the same rounds (bench/cpu-meter.mjs, otherBuilds).
 const others = otherBuilds().map((build, i) => ({
   ...build,
@@ -192,6 +208,18 @@ for (const other of others) {
     base: `http://127.0.0.1:${other.port}`,
     pid: other.server.pid,
     server: other.server,
+  });
+}
+
+if (pooledServer) {
+  targets.push({
+    ...targets[1],
+    name: 'service (PgBouncer)',
+    base: `http://127.0.0.1:${benchPort(8)}`,
+    pid: pooledServer.pid,
+    server: pooledServer,
+    poolerPid: pooler.pid,
+    comparedWith: 'service',
   });
 }
 
@@ -281,13 +309,15 @@ try {
       afterLoad: Object.fromEntries(targets.map((t) => [t.name, rssMb(t.pid)])),
     },
     goals: {
-      reads: 'Node CPU ratio no higher than before (1.8-2.3x), req/s >= 0.8x',
-      creates: 'req/s >= 0.75x',
+      reads: 'Node CPU <= 1.8x, PostgreSQL CPU <= 0.55x the baseline',
+      creates: 'req/s >= 0.9x, Node CPU <= 2.2x the baseline',
+      pooler: 'through PgBouncer (BENCH_POOLER=1): each ratio within 1.25x of the service direct',
       serviceRssMb: 'on Node 24: idle <= 135, after load <= 170',
     },
   };
 } finally {
   await Promise.all(targets.map((t) => stopServer(t.server)));
+  await pooler?.stop();
   await postgresAdmin.end();
 }
 mkdirSync(path.join(root, 'bench/results'), { recursive: true });
