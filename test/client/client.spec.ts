@@ -391,7 +391,7 @@ describe('createOrderServiceClient', () => {
         signal: controller.signal,
         pollIntervalMs: 5,
       });
-      await waitFor(() => server.received.length >= 2);
+      await until('the wait polled twice', () => server.received.length >= 2);
       controller.abort();
       await expect(waiting).rejects.toBeInstanceOf(AbortError);
     });
