@@ -194,34 +194,31 @@ describe('a connection lost under a statement', () => {
   });
   afterAll(() => t.close());
 
-  it('fails that statement only: the process goes on and the pool serves the next one', async () => {
-    const sql = t.app.get(Sql);
-    const dataSource = t.app.get(DataSource);
-    const marker = `SELECT pg_sleep(30) /* lost ${Date.now()} */`;
-    const lost = sql.rows(read(marker)).catch((e: unknown) => e);
-    await eventually('the statement terminated by the server', async () => {
-      const killed = (await dataSource.query(
-        'SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE query = $1',
-        [marker],
-      )) as Array<{ killed: boolean }>;
+  /** Ends the server session running `statement` once it runs. */
+  const terminate = (statement: string) =>
+    eventually('the statement terminated by the server', async () => {
+      const killed = (await t.app
+        .get(DataSource)
+        .query('SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE query = $1', [
+          statement,
+        ])) as Array<{ killed: boolean }>;
       return killed.some((row) => row.killed) ? true : undefined;
     });
+
+  it('fails that statement only: the process goes on and the pool serves the next one', async () => {
+    const sql = t.app.get(Sql);
+    const marker = `SELECT pg_sleep(30) /* lost ${Date.now()} */`;
+    const lost = sql.rows(read(marker)).catch((e: unknown) => e);
+    await terminate(marker);
     expect(await lost).toBeInstanceOf(Error);
     await expect(sql.rows(read('SELECT 1 AS n'))).resolves.toEqual([{ n: 1 }]);
   });
 
   it('in a transaction: fails that transaction only, and the pool serves the next one', async () => {
     const transactions = t.app.get(Transactions);
-    const dataSource = t.app.get(DataSource);
     const marker = `SELECT pg_sleep(30) /* lost in a transaction ${Date.now()} */`;
     const lost = transactions.run((tx) => tx.rows(read(marker))).catch((e: unknown) => e);
-    await eventually('the statement terminated by the server', async () => {
-      const killed = (await dataSource.query(
-        'SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE query = $1',
-        [marker],
-      )) as Array<{ killed: boolean }>;
-      return killed.some((row) => row.killed) ? true : undefined;
-    });
+    await terminate(marker);
     expect(await lost).toBeInstanceOf(Error);
     await expect(transactions.run((tx) => tx.rows(read('SELECT 1 AS n')))).resolves.toEqual([{ n: 1 }]);
   });
