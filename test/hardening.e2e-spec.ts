@@ -235,7 +235,11 @@ describe('hardening: hostile and careless input', () => {
   describe('10. statements that would run forever, and a database that is gone', () => {
     let quick: TestApp;
     beforeAll(async () => {
-      quick = await bootTestApp({ DB_STATEMENT_TIMEOUT_MS: '300' }, [HardeningProbeModule]);
+      // Past any pooler: its own limit is asked for at connect (behind a pooler the role's defaults hold).
+      quick = await bootTestApp(
+        { DATABASE_URL: process.env.E2E_DIRECT_DATABASE_URL, DB_STATEMENT_TIMEOUT_MS: '300' },
+        [HardeningProbeModule],
+      );
     });
     afterAll(() => quick.close());
 
