@@ -90,8 +90,9 @@ describeWithRedis('readiness and tasks while Redis goes away and comes back', ()
   });
 
   afterAll(async () => {
-    redis.kill('SIGKILL');
+    // Closed while its Redis still answers: a close with Redis gone waits for it (BullMQ's workers).
     await t.close();
+    redis.kill('SIGKILL');
   });
 
   async function stopRedis(): Promise<void> {
