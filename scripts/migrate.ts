@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { databaseOptions } from '../src/database/database-options';
 import { runMigrationsLocked } from '../src/database/migrations-runner';
 import { applyRoleDefaults, sessionSettings } from '../src/database/session-limits';
-import { loadConfig } from '../src/config/app-config';
+import { transactionLimits } from '../src/config/app-config';
 import { exitWithError, useProcessLogger } from '../src/logging/app-logger';
 
 /**
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
       logger.log(
         applied.length === 0 ? 'no migrations to apply' : `applied migrations: ${applied.join(', ')}`,
       );
-      const settings = sessionSettings(loadConfig().database.limits);
+      const settings = sessionSettings(transactionLimits());
       const { role, database } = await applyRoleDefaults(dataSource, settings);
       logger.log({ msg: 'session limits set as the role defaults', role, database, ...settings });
     }

@@ -301,6 +301,17 @@ function webhookSecretKey(env: Env, production: boolean, jwtSecret: string): Buf
 /** About nine months after the release: the deprecated status endpoint's sunset (docs/versioning.md). */
 const DEFAULT_LEGACY_STATUS_SUNSET = '2027-08-31T00:00:00Z';
 
+/**
+ * DB_STATEMENT_TIMEOUT_MS and DB_IDLE_IN_TRANSACTION_TIMEOUT_MS alone: what the migrations Job needs to set the
+ * session limits, without the rest of the service's configuration.
+ */
+export function transactionLimits(env: Env = process.env): TransactionLimits {
+  return {
+    statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 15_000, 100, 600_000),
+    idleInTransactionTimeoutMs: int(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 100, 600_000),
+  };
+}
+
 export function loadConfig(
   env: Env = process.env,
   pkg: { name: string; version: string } = readPackage(),
@@ -364,10 +375,7 @@ export function loadConfig(
       url: databaseUrl,
       dataDir: str(env, 'DATA_DIR') ?? '.data',
       migrationsRun: bool(env, 'MIGRATIONS_RUN', true),
-      limits: {
-        statementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 15_000, 100, 600_000),
-        idleInTransactionTimeoutMs: int(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 100, 600_000),
-      },
+      limits: transactionLimits(env),
       preparedStatements: bool(env, 'DB_PREPARED_STATEMENTS', true),
       embedded: false,
     },

@@ -115,7 +115,7 @@ async function migrate(url: string): Promise<void> {
   const { applyRoleDefaults, sessionSettings } = require(
     path.join(root, 'dist/src/database/session-limits.js'),
   ) as typeof import('../../src/database/session-limits');
-  const { loadConfig } = require(
+  const { transactionLimits } = require(
     path.join(root, 'dist/src/config/app-config.js'),
   ) as typeof import('../../src/config/app-config');
   /* eslint-enable @typescript-eslint/no-require-imports */
@@ -123,7 +123,7 @@ async function migrate(url: string): Promise<void> {
   const dataSource = await new DataSource(databaseOptions(url)).initialize();
   try {
     await runMigrationsLocked(dataSource);
-    await applyRoleDefaults(dataSource, sessionSettings(loadConfig().database.limits));
+    await applyRoleDefaults(dataSource, sessionSettings(transactionLimits()));
   } finally {
     await dataSource.destroy();
   }
