@@ -41,10 +41,18 @@ describe('commands of the production roles', () => {
       expect(line).not.toContain('\u001b['); // no ANSI colour codes
       expect(() => JSON.parse(line) as unknown).not.toThrow();
     }
-    const last = JSON.parse(lines.at(-1) as string) as { context: string; msg: string };
-    expect(last).toMatchObject({
+    const [migrated, limits] = lines.slice(-2).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(migrated).toMatchObject({
       context: 'Migrations',
       msg: expect.stringMatching(/^(no migrations to apply|applied migrations: )/),
+    });
+    // Then the session limits, as the role's defaults (what holds behind a pooler).
+    expect(limits).toMatchObject({
+      context: 'Migrations',
+      msg: 'session limits set as the role defaults',
+      statement_timeout: '15000',
+      idle_in_transaction_session_timeout: '15000',
+      jit: 'off',
     });
   });
 
