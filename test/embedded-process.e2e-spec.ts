@@ -257,7 +257,7 @@ describe('stopping the embedded server', () => {
     try {
       const server = await startEmbeddedPostgres({
         dataDir,
-        log: () => undefined,
+        warn: () => undefined,
         cluster: `stop-${process.pid}`,
         ephemeral: true,
       });

@@ -40,7 +40,7 @@ export async function resolveDatabase(
   const embeddedServer = require('../database/embedded/embedded-server') as EmbeddedServerModule;
   const embedded = await embeddedServer.startEmbeddedPostgres({
     dataDir: config.database.dataDir,
-    log: (m) => logger.log(m),
+    warn: (m) => logger.warn(m),
     attach,
   });
   return {

@@ -85,7 +85,7 @@ export default async function globalSetup(): Promise<void> {
       dataDir: path.resolve(root, process.env.DATA_DIR ?? '.data'),
       cluster: `test-${runId}`,
       ephemeral: true,
-      log: () => undefined,
+      warn: () => undefined,
     });
     process.env.DATABASE_URL = state.embedded.url;
     process.env.E2E_DIRECT_DATABASE_URL = process.env.DATABASE_URL;

@@ -24,7 +24,8 @@ export interface EmbeddedDatabase {
 export interface EmbeddedDatabaseOptions {
   /** DATA_DIR: the data lives in <dataDir>/<cluster>, or in a private directory when root cannot use it. */
   dataDir: string;
-  log: (message: string) => void;
+  /** A configured DATA_DIR that cannot be used as given: the operator is told where the data went. */
+  warn: (message: string) => void;
   /** The cluster's directory name: `pg` for the service, one of its own for a test run. */
   cluster?: string;
   /** A test run's server: its data and log are removed when it stops. */
@@ -202,14 +203,14 @@ function isAlive(pid: number): boolean {
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
-  const { log, cluster = 'pg', ephemeral = false, attach = false } = options;
+  const { warn, cluster = 'pg', ephemeral = false, attach = false } = options;
   const dataDir = path.resolve(options.dataDir);
   const user = runningAsRoot() ? postgresUser() : undefined;
   const blocking = user ? blockingAncestor(dataDir) : undefined;
   let base = dataDir;
   if (user && blocking) {
     base = privateDirectory(dataDir, user);
-    log(
+    warn(
       `DATA_DIR ${dataDir} is not reachable by the postgres OS user (${blocking} lets no one else through): ` +
         `the embedded database lives in ${base} instead`,
     );
