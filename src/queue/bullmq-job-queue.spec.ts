@@ -7,17 +7,13 @@ import { currentTrace, runInTrace, startSpan } from '../tracing/trace-context';
 import { BullMqJobQueue } from './bullmq-job-queue';
 import { JobInterrupted, JobQueue } from './job-queue';
 import { QueueModule } from './queue.module';
+import { until } from '../../test/support/wait';
 
 /** Against the real Redis of REDIS_URL (CI sets it); nothing to test without one. */
 const redisUrl = process.env.REDIS_URL;
 const describeWithRedis = redisUrl ? describe : describe.skip;
 // Skipped suites are listed only in verbose runs: say why this one did not run.
 if (!redisUrl) process.stdout.write('skipped: BullMqJobQueue: needs REDIS_URL (a Redis server)\n');
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-}
 
 describeWithRedis('BullMqJobQueue', () => {
   const keyPrefix = `os-unit-${randomUUID()}`;
@@ -85,7 +81,7 @@ describeWithRedis('BullMqJobQueue', () => {
     );
     const producer = startSpan(undefined);
     await runInTrace(producer, () => queue.enqueue('traced', 'job', { n: 7 }));
-    await until(() => seen.length === 1);
+    await until('the job ran', () => seen.length === 1);
     expect(seen).toEqual([{ n: 7, traceId: producer.traceId }]);
   });
 
@@ -103,7 +99,7 @@ describeWithRedis('BullMqJobQueue', () => {
       ),
     );
     await queue.enqueue('failing', 'job', { n: 1 }, { attempts: 3, backoffMs: 10 });
-    await until(() => exhausted.length === 1);
+    await until('the job is exhausted', () => exhausted.length === 1);
     expect(attempts).toEqual([1, 2, 3]);
     expect(exhausted).toEqual([{ n: 1 }]);
   });
@@ -118,7 +114,7 @@ describeWithRedis('BullMqJobQueue', () => {
         async () => {
           active += 1;
           most = Math.max(most, active);
-          await until(() => active === 3 || done > 0, 5_000);
+          await until('three jobs run at once', () => active === 3 || done > 0);
           active -= 1;
           done += 1;
         },
@@ -126,7 +122,7 @@ describeWithRedis('BullMqJobQueue', () => {
       ),
     );
     for (let i = 0; i < 3; i += 1) await queue.enqueue('parallel', 'job', {});
-    await until(() => done === 3);
+    await until('all three jobs ran', () => done === 3);
     expect(most).toBe(3);
   });
 
@@ -141,7 +137,7 @@ describeWithRedis('BullMqJobQueue', () => {
     // The same module in the worker role runs one, which takes the job.
     await queueProcess('worker', ['idle'], (q) => q.registerProcessor('idle', handler));
     expect(await workersOf('idle')).toBe(1);
-    await until(() => handler.mock.calls.length === 1);
+    await until('the worker took the job', () => handler.mock.calls.length === 1);
     expect(handler).toHaveBeenCalledTimes(1);
   });
 
@@ -165,7 +161,7 @@ describeWithRedis('BullMqJobQueue', () => {
       5,
     );
     await first.queue.enqueue('handback', 'job', {}, { jobId: 'handback-1', attempts: 3 });
-    await until(() => seen.length === 1);
+    await until('the first worker took the job', () => seen.length === 1);
     await first.close();
     const { queue: inspector } = await queueProcess('api', ['handback']);
     expect(await inspector.jobState('handback', 'handback-1')).toMatch(/^(waiting|delayed)$/);
@@ -176,25 +172,33 @@ describeWithRedis('BullMqJobQueue', () => {
       (q) => q.registerProcessor('handback', async (job) => void seen.push({ attempt: job.attempt })),
       5,
     );
-    await until(() => seen.length === 2);
+    await until('the next worker ran the job', () => seen.length === 2);
     expect(seen).toEqual([{ attempt: 1 }, { attempt: 1 }]);
-    await until(async () => (await inspector.jobState('handback', 'handback-1')) === 'completed');
+    await until(
+      'the job is completed',
+      async () => (await inspector.jobState('handback', 'handback-1')) === 'completed',
+    );
     expect(await inspector.jobState('handback', 'handback-1')).toBe('completed');
   });
 
   it('runs a schedule once per interval across two processes sharing the queue', async () => {
-    const runs: string[] = [];
+    const runs: Array<{ label: string; id: string; name: string }> = [];
     for (const label of ['a', 'b']) {
       await queueProcess('worker', ['scheduled'], async (q) => {
-        q.registerProcessor('scheduled', async (job) => void runs.push(`${label}:${job.name}`));
+        q.registerProcessor(
+          'scheduled',
+          async (job) => void runs.push({ label, id: job.id, name: job.name }),
+        );
         await q.schedule('scheduled', 'tick', 300);
       });
     }
-    await until(() => false, 1_100);
-    // One scheduler (its id is the queue and the name): about one run per 300 ms, not two.
-    expect(runs.length).toBeGreaterThanOrEqual(2);
-    expect(runs.length).toBeLessThanOrEqual(5);
-    expect(runs.every((r) => r.endsWith(':tick'))).toBe(true);
+    await until('three runs', () => runs.length >= 3);
+    // One scheduler (its id is the queue and the name): each run is its own slot of that one scheduler, never
+    // a slot run twice, nor a second scheduler's.
+    const ids = runs.map((run) => run.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(new Set(ids.map((id) => id.replace(/:\d+$/, '')))).toEqual(new Set([ids[0].replace(/:\d+$/, '')]));
+    expect(runs.every((run) => run.name === 'tick')).toBe(true);
   });
 
   it('answers unknown for a job it never had', async () => {

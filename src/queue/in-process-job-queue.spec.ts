@@ -1,7 +1,9 @@
 import { currentTrace, runInTrace, startSpan } from '../tracing/trace-context';
 import { InProcessJobQueue } from './in-process-job-queue';
+import { until } from '../../test/support/wait';
 import { JobInterrupted } from './job-queue';
 
+/** A pause for what must NOT happen (a wait for a condition cannot show an absence), and inside handlers. */
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
 
 describe('InProcessJobQueue', () => {
@@ -16,9 +18,9 @@ describe('InProcessJobQueue', () => {
     await queue.enqueue('q', 'b', { n: 3 });
     expect(await queue.depth('q')).toBe(2);
     queue.start();
-    await tick(20);
-    expect(seen).toEqual(['a:1', 'b:3']);
+    await until('both jobs ran', () => seen.length === 2);
     await queue.close();
+    expect(seen).toEqual(['a:1', 'b:3']);
   });
 
   it('retries with backoff and reports exhaustion once', async () => {
@@ -35,7 +37,7 @@ describe('InProcessJobQueue', () => {
     );
     queue.start();
     await queue.enqueue('q', 'x', {}, { attempts: 3, backoffMs: 1 });
-    await tick(50);
+    await until('the job is exhausted', () => exhausted.mock.calls.length > 0);
     expect(attempts).toEqual([1, 2, 3]);
     expect(exhausted).toHaveBeenCalledTimes(1);
     await queue.close();
@@ -54,14 +56,16 @@ describe('InProcessJobQueue', () => {
 
   it('waits for running jobs on close and refuses new ones', async () => {
     const queue = new InProcessJobQueue(true);
+    let started = false;
     let finished = false;
     queue.registerProcessor('q', async () => {
+      started = true;
       await tick(30);
       finished = true;
     });
     queue.start();
     await queue.enqueue('q', 'x', {});
-    await tick(5);
+    await until('the job runs', () => started);
     await queue.close();
     expect(finished).toBe(true);
     await expect(queue.enqueue('q', 'y', {})).rejects.toThrow('closed');
@@ -76,7 +80,7 @@ describe('InProcessJobQueue', () => {
     });
     queue.start();
     await runInTrace(producer, () => queue.enqueue('q', 'x', {}));
-    await tick(20);
+    await until('the job ran', () => seen.traceId !== undefined);
     expect(seen.traceId).toBe(producer.traceId);
     expect(seen.spanId).toMatch(/^[0-9a-f]{16}$/);
     expect(seen.spanId).not.toBe(producer.spanId);
@@ -90,11 +94,9 @@ describe('InProcessJobQueue', () => {
     await queue.enqueue('q', 'x', {}, { jobId: 'j1' });
     expect(await queue.jobState('q', 'j1')).toBe('waiting');
     queue.start();
-    await tick(5);
-    expect(await queue.jobState('q', 'j1')).toBe('active');
+    await until('the job is active', async () => (await queue.jobState('q', 'j1')) === 'active');
     release();
-    await tick(5);
-    expect(await queue.jobState('q', 'j1')).toBe('unknown');
+    await until('the job is forgotten', async () => (await queue.jobState('q', 'j1')) === 'unknown');
     await queue.close();
   });
 
@@ -113,7 +115,7 @@ describe('InProcessJobQueue', () => {
     );
     queue.start();
     await queue.enqueue('q', 'x', {}, { attempts: 3, backoffMs: 1 });
-    await tick(10);
+    await until('the handler runs', () => runs === 1);
     await queue.close();
     expect(runs).toBe(1);
     expect(exhausted).not.toHaveBeenCalled();
@@ -127,8 +129,7 @@ describe('InProcessJobQueue', () => {
     await tick(30);
     expect(names).toEqual([]); // not started yet
     queue.start();
-    await tick(60);
-    expect(names.length).toBeGreaterThanOrEqual(2);
+    await until('the schedule ran twice', () => names.length >= 2);
     expect(new Set(names)).toEqual(new Set(['sweep']));
     await queue.close();
   });

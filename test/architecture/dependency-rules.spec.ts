@@ -220,10 +220,12 @@ const CASES: Case[] = [
   },
   {
     rule: 'not-to-test',
-    title: 'production code importing test code',
+    title: 'production code importing test code (a spec beside it may)',
     tree: {
       'src/orders/orders.service.ts': imports('../../test/support/tokens'),
+      'src/orders/orders.service.spec.ts': imports('../../test/support/wait', './orders.service'),
       'test/support/tokens.ts': leaf,
+      'test/support/wait.ts': leaf,
     },
     expected: [['not-to-test', 'src/orders/orders.service.ts', 'test/support/tokens.ts']],
   },
