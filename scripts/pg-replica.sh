@@ -80,7 +80,9 @@ case "$command" in
   start)
     if [ ! -f "$dir/data/standby.signal" ]; then make_standby; fi
     port="$(cat "$dir/port")"
-    as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgresql.log" -w -t 60 start >/dev/null
+    if ! as_postgres "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+      as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgresql.log" -w -t 60 start >/dev/null
+    fi
     for _ in $(seq 1 60); do
       if as_postgres psql -h 127.0.0.1 -p "$port" -U "$user" -d postgres -Atc 'SELECT pg_is_in_recovery()' 2>/dev/null |
         grep -q t; then

@@ -1,5 +1,6 @@
 import { Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -74,7 +75,7 @@ import { Transactions } from './transactions';
         const settings = sessionSettings(config.database.limits);
         return new ReplicaSet(
           urls,
-          (url) => ({ connectionString: url, ...databaseOptions(url, settings).extra }),
+          (url) => new Pool({ connectionString: url, ...databaseOptions(url, settings).extra }),
           primary.pool,
           maxLagMs,
         );

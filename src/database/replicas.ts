@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Pool, type PoolConfig } from 'pg';
+import type { Pool } from 'pg';
 
 /** `up`: serves replica reads; `lagging`: further behind than the bound; `down`: unreachable or not a standby. */
 export type ReplicaStatus = 'up' | 'lagging' | 'down';
@@ -103,12 +103,12 @@ export class ReplicaSet {
 
   constructor(
     urls: readonly string[],
-    poolConfig: (url: string) => PoolConfig,
+    makePool: (url: string) => Pool,
     private readonly primary: Pool,
     readonly maxLagMs: number,
   ) {
     this.servers = urls.map((url) => {
-      const pool = new Pool(poolConfig(url));
+      const pool = makePool(url);
       // An idle connection that the server closes (a restart) is dropped by the pool; nothing else to do.
       pool.on('error', () => undefined);
       return new ReplicaServer(nameOf(url), pool);
