@@ -13,6 +13,7 @@ import { AppLogger, createPinoLogger } from '../src/logging/app-logger';
 import { generateOpenApiDocument } from '../src/bootstrap/openapi/offline-document';
 import { declaredEndpoints, operationErrorCodeName } from '../src/bootstrap/openapi/endpoint-conventions';
 import { buildOpenApiDocument } from '../src/bootstrap/openapi/openapi-document';
+import { REPLICA_LAG_PROMISE } from '../src/openapi/api-endpoint.decorator';
 import { ERROR_CODE_NAMES, ERROR_CODES, type ErrorCode, VIOLATION_CODES } from '../src/problem/error-codes';
 import { spectralLintDocument } from './spectral/lint';
 import { expectProblem } from './support/problem';
@@ -192,6 +193,28 @@ describe('OpenAPI document', () => {
   });
 
   describe('@ApiEndpoint', () => {
+    it('gives the operations read replicas may serve their lag promise, and no other operation', () => {
+      const promised = Object.values(document.paths)
+        .flatMap((item) => Object.values(item as Record<string, OperationObject>))
+        .filter((op) => op.description?.includes(REPLICA_LAG_PROMISE))
+        .map((op) => op.operationId)
+        .sort();
+      expect(promised).toEqual(
+        [
+          'exportCustomerData',
+          'generateReport',
+          'getDeliveryAddresses',
+          'getOrderAttachments',
+          'getOrders',
+          'getOrdersV2',
+          'getProducts',
+          'getWebhookDeliveries',
+          'getWebhookEndpoints',
+          'searchOrders',
+        ].sort(),
+      );
+    });
+
     it('sets operationId, summary and the one tag of the controller', () => {
       expect(operation(document, `${PROBE_PATH}/{probeId}`, 'get')).toMatchObject({
         operationId: 'getProbe',

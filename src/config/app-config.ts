@@ -37,6 +37,7 @@ export interface AppConfig {
     limits: TransactionLimits;
     /** Named (prepared) statements for the hot paths; off behind a pooler that cannot carry them. */
     preparedStatements: boolean;
+    replicas: ReplicaSettings;
   };
   redis: { url?: string; keyPrefix: string };
   /** Jobs: how long a job whose worker died stays claimed before another worker takes it over. */
@@ -70,6 +71,14 @@ export interface WebhookSettings {
   retryScheduleMs: number[];
   /** AES-256 key (32 bytes) of the stored webhook secrets. */
   secretKey: Buffer;
+}
+
+/** Read replicas (src/database/replicas.ts): streaming standbys of the primary that serve lists and searches. */
+export interface ReplicaSettings {
+  /** DATABASE_REPLICA_URLS; none: every read on the primary. */
+  urls: string[];
+  /** DB_REPLICA_MAX_LAG_MS: a replica further behind than this (or unreachable) is skipped until it catches up. */
+  maxLagMs: number;
 }
 
 /** Bounds on what a statement and a transaction of the service may hold, set for its sessions (src/database/session-limits.ts). */
@@ -147,6 +156,20 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     );
   }
   return raw;
+}
+
+/** `DATABASE_REPLICA_URLS`: comma-separated PostgreSQL URLs, each checked as DATABASE_URL is. */
+function replicaUrls(env: Env): string[] {
+  const raw = str(env, 'DATABASE_REPLICA_URLS');
+  if (raw === undefined) return [];
+  return raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map(
+      (part) =>
+        url({ DATABASE_REPLICA_URLS: part }, 'DATABASE_REPLICA_URLS', ['postgres', 'postgresql']) as string,
+    );
 }
 
 /**
@@ -377,6 +400,10 @@ export function loadConfig(
       migrationsRun: bool(env, 'MIGRATIONS_RUN', true),
       limits: transactionLimits(env),
       preparedStatements: bool(env, 'DB_PREPARED_STATEMENTS', true),
+      replicas: {
+        urls: replicaUrls(env),
+        maxLagMs: int(env, 'DB_REPLICA_MAX_LAG_MS', 5_000, 100, 3_600_000),
+      },
       embedded: false,
     },
     redis: { url: redisUrl, keyPrefix: str(env, 'REDIS_KEY_PREFIX') ?? 'order-service' },

@@ -1,11 +1,15 @@
-import { Global, Logger, Module } from '@nestjs/common';
+import { Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { databaseOptions } from './database-options';
 import { DatabasePool } from './database-pool';
 import { runMigrationsLocked } from './migrations-runner';
+import { REDIS_CLIENT, type RedisClient } from '../redis/redis.module';
+import { MemoryWritePositions, ReadYourWrites, RedisWritePositions } from './read-your-writes';
+import { ReplicaSet } from './replicas';
 import { SessionLimits, sessionSettings } from './session-limits';
 import { Sql } from './sql';
 import { StatementRunner } from './statement-runner';
@@ -62,10 +66,50 @@ import { Transactions } from './transactions';
           config.database.preparedStatements,
         ),
     },
+    {
+      // The replicas' pools connect as the primary's do (the service's session limits, asked for at connect).
+      provide: ReplicaSet,
+      inject: [DatabasePool, APP_CONFIG],
+      useFactory: (primary: DatabasePool, config: AppConfig) => {
+        const { urls, maxLagMs } = config.database.replicas;
+        const settings = sessionSettings(config.database.limits);
+        return new ReplicaSet(
+          urls,
+          (url) => new Pool({ connectionString: url, ...databaseOptions(url, settings).extra }),
+          primary.pool,
+          maxLagMs,
+        );
+      },
+    },
+    {
+      provide: ReadYourWrites,
+      inject: [ReplicaSet, StatementRunner, APP_CONFIG, REDIS_CLIENT],
+      useFactory: (replicas: ReplicaSet, runner: StatementRunner, config: AppConfig, redis: RedisClient) => {
+        if (!replicas.enabled) return new ReadYourWrites(undefined, runner);
+        // Long enough that any replica still in use has replayed the write: within the bound at its last
+        // sample, taken at most a sampling interval ago.
+        const ttlMs = 2 * replicas.maxLagMs + 2 * replicas.sampleEveryMs;
+        const positions = redis
+          ? new RedisWritePositions(redis, config.redis.keyPrefix, ttlMs)
+          : new MemoryWritePositions(ttlMs);
+        return new ReadYourWrites(positions, runner);
+      },
+    },
     Transactions,
     Sql,
     SessionLimits,
   ],
-  exports: [Sql, Transactions, SessionLimits],
+  exports: [Sql, Transactions, SessionLimits, ReplicaSet, ReadYourWrites],
 })
-export class DatabaseModule {}
+export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
+  constructor(@Inject(ReplicaSet) private readonly replicas: ReplicaSet) {}
+
+  /** The replicas' first sample before the first request: until then none would serve. */
+  async onModuleInit(): Promise<void> {
+    await this.replicas.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.replicas.close();
+  }
+}

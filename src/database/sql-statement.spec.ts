@@ -1,4 +1,4 @@
-import { read, StatementVariants, write } from './sql-statement';
+import { read, replicaRead, StatementVariants, write } from './sql-statement';
 
 describe('statements', () => {
   it.each([
@@ -28,5 +28,14 @@ describe('statements', () => {
     expect(variants.of('SELECT 2').name).toBe('list.1');
     expect(variants.of('SELECT 1').name).toBe('list.0');
     expect(variants.of('SELECT 3')).toEqual({ text: 'SELECT 3' });
+  });
+
+  it('a replica read is a read a replica may serve; it cannot write either', () => {
+    expect(replicaRead('SELECT 1', 'x.list')).toEqual({ text: 'SELECT 1', name: 'x.list', replica: true });
+    expect(read('SELECT 1').replica).toBeUndefined();
+    expect(() => replicaRead('SELECT * FROM t FOR UPDATE')).toThrow('write()');
+    const variants = new StatementVariants('list', 1, replicaRead);
+    expect(variants.of('SELECT 1')).toEqual({ text: 'SELECT 1', name: 'list.0', replica: true });
+    expect(variants.of('SELECT 2')).toEqual({ text: 'SELECT 2', replica: true });
   });
 });

@@ -9,10 +9,16 @@ declare const access: unique symbol;
  * caller's transaction when there is one, else alone on the pool); a write only in a transaction (`Tx`), so a
  * write outside one does not compile. A text that writes or locks rows cannot be declared a read: `read`
  * refuses it when the statement is declared, not when it runs.
+ *
+ * A read that may lag other callers' writes by up to `DB_REPLICA_MAX_LAG_MS` (a list, a search, a report's or
+ * an export's chunk) is declared with `replicaRead`: outside a transaction `Sql.rows` may run it on a read
+ * replica (src/database/replicas.ts). Every other read, and every read in a transaction, runs on the primary.
  */
 export interface SqlStatement {
   readonly text: string;
   readonly name?: string;
+  /** May be served by a read replica (`replicaRead`). */
+  readonly replica?: true;
 }
 
 export interface ReadStatement extends SqlStatement {
@@ -38,6 +44,14 @@ export function read(text: string, name?: string): ReadStatement {
   return statement(text, name) as ReadStatement;
 }
 
+/**
+ * A read that a read replica may serve: a list, a search, a report's or an export's chunk, never a single
+ * resource read or anything an `If-Match` compares (those stay on the primary).
+ */
+export function replicaRead(text: string, name?: string): ReadStatement {
+  return { ...read(text, name), replica: true };
+}
+
 /** A statement that writes (or locks rows): it runs only in a transaction. */
 export function write(text: string, name?: string): WriteStatement {
   return statement(text, name) as WriteStatement;
@@ -61,14 +75,16 @@ export class StatementVariants {
     private readonly family: string,
     // Each prepared variant holds backend memory on every connection that ran it.
     private readonly limit = 8,
+    // `read` or `replicaRead`: the family's texts are all one kind.
+    private readonly declare: (text: string, name?: string) => ReadStatement = read,
   ) {}
 
   of(text: string): ReadStatement {
     let prepared = this.named.get(text);
     if (prepared === undefined && this.named.size < this.limit) {
-      prepared = read(text, `${this.family}.${this.named.size}`);
+      prepared = this.declare(text, `${this.family}.${this.named.size}`);
       this.named.set(text, prepared);
     }
-    return prepared ?? read(text);
+    return prepared ?? this.declare(text);
   }
 }

@@ -1,7 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pool, PoolClient } from 'pg';
 import { DatabasePool } from './database-pool';
+import { ReadYourWrites } from './read-your-writes';
 import type { SqlStatement } from './sql-statement';
 import { StatementRunner } from './statement-runner';
 
@@ -74,6 +75,8 @@ export class UnitOfWork {
     private readonly pool: Pool,
     private readonly runner: StatementRunner,
     private readonly logger: Logger,
+    // After the commit, on its connection: what the read replicas must replay before serving its reader.
+    private readonly committed?: (connection: PoolClient) => Promise<void>,
   ) {}
 
   /** The transaction was begun (some work joined it) and has not ended. */
@@ -134,7 +137,11 @@ export class UnitOfWork {
       this.discard(client, error);
       throw error;
     }
-    this.release(client);
+    try {
+      await this.committed?.(client);
+    } finally {
+      this.release(client);
+    }
   }
 
   /**
@@ -213,10 +220,15 @@ export class Transactions {
   private readonly scope = new AsyncLocalStorage<UnitOfWork>();
   private readonly logger = new Logger('Transactions');
 
+  private readonly committed?: (connection: PoolClient) => Promise<void>;
+
   constructor(
     private readonly pool: DatabasePool,
     private readonly runner: StatementRunner,
-  ) {}
+    @Optional() readYourWrites?: ReadYourWrites,
+  ) {
+    if (readYourWrites?.enabled) this.committed = (connection) => readYourWrites.committed(connection);
+  }
 
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const unit = this.scope.getStore();
@@ -247,7 +259,7 @@ export class Transactions {
 
   /** A unit of work for `within`; its creator commits or rolls it back. */
   unitOfWork(): UnitOfWork {
-    return new UnitOfWork(this.pool.pool, this.runner, this.logger);
+    return new UnitOfWork(this.pool.pool, this.runner, this.logger, this.committed);
   }
 
   /** Runs `body` (and everything it starts) with `unit` as the transaction every `run` joins. */

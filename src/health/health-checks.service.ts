@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { ReplicaSet } from '../database/replicas';
 import { SessionLimits } from '../database/session-limits';
 import { AppException } from '../problem/app-exception';
 import { JobQueue } from '../queue/job-queue';
@@ -36,6 +37,7 @@ export class HealthChecks {
     private readonly shutdown: ShutdownState,
     private readonly queue: JobQueue,
     private readonly sessionLimits: SessionLimits,
+    private readonly replicas: ReplicaSet,
   ) {}
 
   /** Liveness: 200 while the process can serve; dependencies do not matter here. */
@@ -47,8 +49,9 @@ export class HealthChecks {
    * Readiness: 503 SERVICE_UNAVAILABLE only when this process cannot serve: PostgreSQL does not answer, or
    * it is shutting down. Redis is reported, never a reason to refuse traffic: while it is down the API still
    * serves (rate limits fail open, idempotency keys and tasks live in PostgreSQL; tasks accepted meanwhile
-   * are queued when it is back), so the pods stay in the Service. The body names every check: `info` those
-   * up, `error` those down, `details` all.
+   * are queued when it is back), so the pods stay in the Service. Read replicas are reported, never a reason
+   * either: the primary serves what they cannot. The body names every check: `info` those up, `error` those
+   * down, `details` all.
    */
   async readiness(): Promise<Readiness> {
     if (this.shutdown.isShuttingDown) {
@@ -71,6 +74,7 @@ export class HealthChecks {
         status: this.queue.backend === 'bullmq' ? redis.redis.status : 'up',
         backend: this.queue.backend,
       },
+      replicas: this.replicaCheck(),
     };
     if (details.database.status !== 'up') {
       throw new AppException('SERVICE_UNAVAILABLE', { extensions: { checks: details } });
@@ -81,6 +85,27 @@ export class HealthChecks {
       info: Object.fromEntries(entries.filter(([, check]) => check.status !== 'down')),
       error: Object.fromEntries(entries.filter(([, check]) => check.status === 'down')),
       details,
+    };
+  }
+
+  /**
+   * `up` while a replica serves, `down` while none can (the primary serves their reads), each replica's
+   * state as last sampled (`up`, `lagging`, `down`, its lag and why).
+   */
+  private replicaCheck(): Check {
+    if (!this.replicas.enabled) {
+      return { status: 'not configured', mode: 'every read on the primary' };
+    }
+    const replicas = this.replicas.state();
+    return {
+      status: replicas.some((replica) => replica.status === 'up') ? 'up' : 'down',
+      maxLagMs: this.replicas.maxLagMs,
+      replicas: replicas.map(({ name, status, lagMs, reason }) => ({
+        name,
+        status,
+        lagMs,
+        ...(reason ? { reason } : {}),
+      })),
     };
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import * as diagnostics_channel from 'node:diagnostics_channel';
+import { ReadYourWrites } from '../database/read-your-writes';
 import { Transactions, type Tx, UnitOfWork } from '../database/transactions';
 
 /** Methods whose handlers may change something: they run in a request unit of work. */
@@ -46,12 +47,17 @@ export interface RequestOutcomes<O> {
  *
  * The scope wraps the route's handler as Fastify registers it (its `onRoute` hook), so the handler, its
  * guards, interceptors and pipes and all they start run in it; reads pay nothing (no wrapper, no hook work).
+ * With read replicas, every request is also a read session of its caller (ReadYourWrites): its commit is
+ * remembered for the caller, and its replica reads wait for the caller's last write.
  */
 @Injectable()
 export class RequestTransaction {
   private outcomes?: RequestOutcomes<unknown>;
 
-  constructor(private readonly transactions: Transactions) {}
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly readYourWrites: ReadYourWrites,
+  ) {}
 
   /** `outcomes` are kept with each request's commit. */
   keepOutcomes<O>(outcomes: RequestOutcomes<O>): void {
@@ -62,15 +68,27 @@ export class RequestTransaction {
   register(fastify: FastifyInstance): void {
     fastify.addHook('onRoute', (route) => {
       const methods = [route.method].flat();
-      if (!methods.some((method) => CHANGING_METHODS.has(method))) return;
-      const handler = route.handler;
-      const transactions = this.transactions;
-      route.handler = function inRequestTransaction(this: FastifyInstance, request, reply) {
-        if (!CHANGING_METHODS.has(request.method)) return handler.call(this, request, reply);
-        const unit = transactions.unitOfWork();
-        units.set(request, unit);
-        return transactions.within(unit, () => handler.call(this, request, reply));
-      } as RouteHandlerMethod;
+      const readYourWrites = this.readYourWrites;
+      if (methods.some((method) => CHANGING_METHODS.has(method))) {
+        const handler = route.handler;
+        const transactions = this.transactions;
+        route.handler = function inRequestTransaction(this: FastifyInstance, request, reply) {
+          if (!CHANGING_METHODS.has(request.method)) return handler.call(this, request, reply);
+          const unit = transactions.unitOfWork();
+          units.set(request, unit);
+          return transactions.within(unit, () => handler.call(this, request, reply));
+        } as RouteHandlerMethod;
+      }
+      if (readYourWrites.enabled) {
+        const handler = route.handler;
+        route.handler = function inReadSession(this: FastifyInstance, request, reply) {
+          // The caller is known once the bearer guard, inside the handler, has run.
+          return readYourWrites.session(
+            () => request.caller?.userId,
+            () => handler.call(this, request, reply),
+          );
+        } as RouteHandlerMethod;
+      }
     });
     // A callback hook: the answers of requests without a unit (every read) pass without a promise.
     fastify.addHook('onSend', (request, reply, payload, done) => {

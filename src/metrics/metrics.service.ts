@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ReplicaSet } from '../database/replicas';
 import { JobQueue } from '../queue/job-queue';
 
 /**
  * Prometheus metrics of this process: request durations by route template, process metrics, queue depth,
- * and the duration and failures of jobs by type.
+ * the duration and failures of jobs by type, and the read replicas' state and the reads they served.
  */
 @Injectable()
 export class MetricsService {
@@ -60,8 +61,9 @@ export class MetricsService {
   });
   private feedLagSource: (() => Promise<number>) | undefined;
 
-  constructor(queue: JobQueue) {
+  constructor(queue: JobQueue, replicas: ReplicaSet) {
     collectDefaultMetrics({ register: this.registry });
+    if (replicas.enabled) this.trackReplicas(replicas);
     const queues = this.queues;
     const oldestPendingWebhook = () => this.oldestPendingWebhook();
     new Gauge({
@@ -91,6 +93,52 @@ export class MetricsService {
       async collect() {
         const source = lag();
         if (source) this.set(await source().catch(() => -1));
+      },
+    });
+  }
+
+  /** Gauges of each replica's state and lag, counters of replica reads by the server that answered them. */
+  private trackReplicas(replicas: ReplicaSet): void {
+    new Gauge({
+      name: 'db_replica_up',
+      help: 'Whether a read replica serves replica reads (1), or is skipped: lagging or unreachable (0)',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const replica of replicas.state())
+          this.set({ replica: replica.name }, replica.status === 'up' ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'db_replica_lag_seconds',
+      help: 'How far a read replica was behind the primary at the last sample, by WAL position (-1 unknown)',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const replica of replicas.state()) {
+          this.set({ replica: replica.name }, replica.lagMs === null ? -1 : replica.lagMs / 1000);
+        }
+      },
+    });
+    new Counter({
+      name: 'db_replica_reads_total',
+      help: 'Reads a replica may serve (lists, searches, reports, exports), by the server that answered: a replica or the primary',
+      labelNames: ['server'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc({ server: 'primary' }, replicas.primaryReads);
+        for (const replica of replicas.state()) this.inc({ server: replica.name }, replica.reads);
+      },
+    });
+    new Counter({
+      name: 'db_replica_fallbacks_total',
+      help: 'Reads that failed on a read replica and were answered by the primary',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const replica of replicas.state()) this.inc({ replica: replica.name }, replica.fallbacks);
       },
     });
   }

@@ -57,7 +57,18 @@ export interface ApiEndpointOptions {
    */
   conditional?: 'read' | 'write';
   deprecated?: EndpointDeprecation;
+  /**
+   * The operation reads what a read replica may serve (a list, a search, a report, an export: `replicaRead`
+   * statements): its description gets the lag promise (REPLICA_LAG_PROMISE).
+   */
+  replicaLag?: true;
 }
+
+/** What a client may see of other callers' changes when read replicas serve the operation. */
+export const REPLICA_LAG_PROMISE =
+  "May be served by a read replica: changes made by other callers can appear up to the deployment's " +
+  'replica lag bound later (`DB_REPLICA_MAX_LAG_MS`, 5 seconds unless configured otherwise); the ' +
+  "caller's own changes are always included.";
 
 /**
  * Metadata key of the options on the route handler. The document builder reads it to render the error
@@ -81,7 +92,9 @@ export function ApiEndpoint(options: ApiEndpointOptions): MethodDecorator {
     ApiOperation({
       operationId: options.operationId,
       summary: options.summary,
-      description: options.description,
+      description: options.replicaLag
+        ? [options.description, REPLICA_LAG_PROMISE].filter(Boolean).join('\n\n')
+        : options.description,
       deprecated: options.deprecated ? true : undefined,
     }),
     successResponse(options),

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { ReadYourWrites } from '../database/read-your-writes';
 import { Transactions } from '../database/transactions';
 import { MetricsService } from '../metrics/metrics.service';
 import { JobInterrupted, JobQueue, QueuedJob } from '../queue/job-queue';
@@ -15,6 +16,8 @@ import { TaskCancelled, TaskHandlers, TaskRun } from './task-handlers';
  * result together with COMPLETED; a failure is retried by the queue, and when the attempts are used up
  * the task is FAILED with its type's code (text localized when read). One processor per task type, on
  * the job-queue port, so the same code runs on BullMQ and in-process, in the `worker` and `all` roles.
+ * A run is a read session of its own (ReadYourWrites): the claim it commits first comes after everything its
+ * requester wrote before asking, so its replica reads (a report's, an export's) wait until a replica has it.
  */
 @Injectable()
 export class TaskRunner implements OnModuleInit {
@@ -27,16 +30,21 @@ export class TaskRunner implements OnModuleInit {
     private readonly endings: TaskEndings,
     private readonly metrics: MetricsService,
     private readonly transactions: Transactions,
+    private readonly readYourWrites: ReadYourWrites,
   ) {}
 
   onModuleInit(): void {
     for (const handler of this.handlers.all()) {
       const queueName = TASK_QUEUES[handler.type];
       this.metrics.trackQueue(queueName);
-      this.queue.registerProcessor<TaskJob>(queueName, (job) => this.run(handler.type, job), {
-        concurrency: handler.concurrency,
-        onExhausted: (job, error) => this.exhausted(handler.type, job.data.taskId, job.attempt, error),
-      });
+      this.queue.registerProcessor<TaskJob>(
+        queueName,
+        (job) => this.readYourWrites.session(undefined, () => this.run(handler.type, job)),
+        {
+          concurrency: handler.concurrency,
+          onExhausted: (job, error) => this.exhausted(handler.type, job.data.taskId, job.attempt, error),
+        },
+      );
     }
   }
 

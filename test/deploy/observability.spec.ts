@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import type { ReplicaSet } from '../../src/database/replicas';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import type { JobQueue } from '../../src/queue/job-queue';
 import { Manifest, render } from './kustomize';
@@ -19,7 +20,9 @@ const PROMQL_WORDS = new Set(['and', 'or', 'unless', 'bool', 'offset']);
 
 async function exposed(): Promise<{ series: Set<string>; labels: Set<string> }> {
   const queue = { depth: async () => 0 } as unknown as JobQueue;
-  const metrics = new MetricsService(queue);
+  // Replicas configured: their series are exposed too.
+  const replicas = { enabled: true, state: () => [], primaryReads: 0 } as unknown as ReplicaSet;
+  const metrics = new MetricsService(queue, replicas);
   const series = new Set<string>(PROMETHEUS_SERIES);
   const labels = new Set<string>(TARGET_LABELS);
   for (const metric of await metrics.registry.getMetricsAsJSON()) {

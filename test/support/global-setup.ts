@@ -10,6 +10,9 @@
 // server directly (as production's migrations Job does; the build's migrations, so build first), and the apps
 // of the run connect through it with MIGRATIONS_RUN=false. E2E_DIRECT_DATABASE_URL always names the run's
 // database on the server itself (the same as DATABASE_URL without a pooler).
+//
+// E2E_REPLICA_URL (a streaming standby of DATABASE_URL's server, e.g. from scripts/pg-replica.sh):
+// E2E_REPLICA_DATABASE_URL names the run's database on it, for the specs that configure read replicas.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -69,6 +72,11 @@ export default async function globalSetup(): Promise<void> {
     process.env.E2E_DIRECT_DATABASE_URL = serverUrl.toString();
     process.env.DATABASE_URL = serverUrl.toString();
     process.env.E2E_DATABASE_MODE = 'external';
+    if (process.env.E2E_REPLICA_URL) {
+      const replicaUrl = new URL(process.env.E2E_REPLICA_URL);
+      replicaUrl.pathname = `/${database}`;
+      process.env.E2E_REPLICA_DATABASE_URL = replicaUrl.toString();
+    }
     if (process.env.E2E_POOLER_URL) {
       await migrate(serverUrl.toString());
       const poolerUrl = new URL(process.env.E2E_POOLER_URL);
@@ -77,8 +85,9 @@ export default async function globalSetup(): Promise<void> {
       process.env.MIGRATIONS_RUN = 'false';
     }
   } else {
-    if (process.env.E2E_POOLER_URL)
-      throw new Error('E2E_POOLER_URL needs DATABASE_URL (the server behind it)');
+    for (const name of ['E2E_POOLER_URL', 'E2E_REPLICA_URL']) {
+      if (process.env[name]) throw new Error(`${name} needs DATABASE_URL (the server behind it)`);
+    }
     // Where `npm start` keeps its data (DATA_DIR, .data by default): as root under a directory the postgres
     // OS user cannot pass, the same private directory, so the binaries' copy is shared.
     state.embedded = await startEmbeddedPostgres({

@@ -80,7 +80,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the product catalogue */
+        /**
+         * List the product catalogue
+         * @description May be served by a read replica: changes made by other callers can appear up to the deployment's replica lag bound later (`DB_REPLICA_MAX_LAG_MS`, 5 seconds unless configured otherwise); the caller's own changes are always included.
+         */
         get: operations["getProducts"];
         put?: never;
         /**
@@ -122,7 +125,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the caller's delivery addresses, newest first */
+        /**
+         * List the caller's delivery addresses, newest first
+         * @description May be served by a read replica: changes made by other callers can appear up to the deployment's replica lag bound later (`DB_REPLICA_MAX_LAG_MS`, 5 seconds unless configured otherwise); the caller's own changes are always included.
+         */
         get: operations["getDeliveryAddresses"];
         put?: never;
         /**
@@ -239,6 +245,8 @@ export interface paths {
         /**
          * List the caller's orders (all orders for an admin)
          * @description Offset page by default; `cursor` (empty for the first chunk) selects keyset cursor paging, which stays fast at any depth. Filters combine with AND; customers only ever see their own orders.
+         *
+         *     May be served by a read replica: changes made by other callers can appear up to the deployment's replica lag bound later (`DB_REPLICA_MAX_LAG_MS`, 5 seconds unless configured otherwise); the caller's own changes are always included.
          */
         get: operations["getOrders"];
         put?: never;
@@ -265,6 +273,8 @@ export interface paths {
         /**
          * Search orders with a structured query
          * @description Same result shape and ownership rules as GET /orders; for nested filters and long value lists.
+         *
+         *     May be served by a read replica: changes made by other callers can appear up to the deployment's replica lag bound later (`DB_REPLICA_MAX_LAG_MS`, 5 seconds unless configured otherwise); the caller's own changes are always included.
          */
         post: operations["searchOrders"];
         delete?: never;
@@ -581,6 +591,8 @@ export interface paths {
         /**
          * List the caller's orders (all orders for an admin), money as objects
          * @description The query parameters, paging (offset, or keyset with `cursor`), sort and ownership of `GET /api/v1/orders`; orders in the v2 shape.
+         *
+         *     May be served by a read replica: changes made by other callers can appear up to the deployment's replica lag bound later (`DB_REPLICA_MAX_LAG_MS`, 5 seconds unless configured otherwise); the caller's own changes are always included.
          */
         get: operations["getOrdersV2"];
         put?: never;
@@ -661,6 +673,8 @@ export interface paths {
          * Start generating a sales report (admin)
          * @description Returns 202 at once with the task to poll (`Location`, `statusUrl`). The report covers orders created from dateFrom to dateTo (UTC days, inclusive, at most 366 days): counts and amounts in all and by status, the top 10 products by quantity and by amount, and a per-day series.
          *
+         *     May be served by a read replica: changes made by other callers can appear up to the deployment's replica lag bound later (`DB_REPLICA_MAX_LAG_MS`, 5 seconds unless configured otherwise); the caller's own changes are always included.
+         *
          *     Allowed roles: ADMIN.
          */
         post: operations["generateReport"];
@@ -702,6 +716,8 @@ export interface paths {
         /**
          * Start exporting a customer's orders as CSV or JSON
          * @description Returns 202 at once with the task to poll. A customer may export only their own data; an admin any customer's. The file holds every field of each order and each item's product, quantity and unit price.
+         *
+         *     May be served by a read replica: changes made by other callers can appear up to the deployment's replica lag bound later (`DB_REPLICA_MAX_LAG_MS`, 5 seconds unless configured otherwise); the caller's own changes are always included.
          */
         post: operations["exportCustomerData"];
         delete?: never;
@@ -740,6 +756,8 @@ export interface paths {
         /**
          * List the attachments of an order
          * @description In upload order, oldest first.
+         *
+         *     May be served by a read replica: changes made by other callers can appear up to the deployment's replica lag bound later (`DB_REPLICA_MAX_LAG_MS`, 5 seconds unless configured otherwise); the caller's own changes are always included.
          */
         get: operations["getOrderAttachments"];
         put?: never;
@@ -834,7 +852,9 @@ export interface paths {
         };
         /**
          * List webhook endpoints, newest first
-         * @description Allowed roles: ADMIN.
+         * @description May be served by a read replica: changes made by other callers can appear up to the deployment's replica lag bound later (`DB_REPLICA_MAX_LAG_MS`, 5 seconds unless configured otherwise); the caller's own changes are always included.
+         *
+         *     Allowed roles: ADMIN.
          */
         get: operations["getWebhookEndpoints"];
         put?: never;
@@ -959,6 +979,8 @@ export interface paths {
         /**
          * List webhook deliveries, newest first
          * @description Filters combine with AND.
+         *
+         *     May be served by a read replica: changes made by other callers can appear up to the deployment's replica lag bound later (`DB_REPLICA_MAX_LAG_MS`, 5 seconds unless configured otherwise); the caller's own changes are always included.
          *
          *     Allowed roles: ADMIN.
          */

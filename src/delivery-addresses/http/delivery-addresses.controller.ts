@@ -31,6 +31,7 @@ export class DeliveryAddressesController {
   @Get()
   @ApiEndpoint({
     operationId: 'getDeliveryAddresses',
+    replicaLag: true,
     summary: "List the caller's delivery addresses, newest first",
     type: SavedDeliveryAddressPageResponse,
   })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../../database/sql';
-import { read, write } from '../../database/sql-statement';
+import { read, replicaRead, write } from '../../database/sql-statement';
 import type { Tx } from '../../database/transactions';
 import type { AddressFields, DeliveryAddress } from '../domain/delivery-address';
 
@@ -40,11 +40,11 @@ const ADDRESS_BOOK_LOCK = 0x41444452;
 
 const LOCK_ADDRESS_BOOK = write('SELECT pg_advisory_xact_lock($1, hashtext($2))');
 const READ_ADDRESS = read(`SELECT ${COLUMNS} FROM delivery_addresses WHERE user_id = $1 AND address_id = $2`);
-const PAGE = read(
+const PAGE = replicaRead(
   `SELECT ${COLUMNS} FROM delivery_addresses WHERE user_id = $1
    ORDER BY created_at DESC, address_id DESC LIMIT $2 OFFSET $3`,
 );
-const COUNT = read('SELECT count(*) AS total FROM delivery_addresses WHERE user_id = $1');
+const COUNT = replicaRead('SELECT count(*) AS total FROM delivery_addresses WHERE user_id = $1');
 const HAS_ANY = read('SELECT 1 FROM delivery_addresses WHERE user_id = $1 LIMIT 1');
 const INSERT_ADDRESS = write(
   `INSERT INTO delivery_addresses (user_id, street_name, zip_code, is_default) VALUES ($1, $2, $3, $4)

@@ -69,6 +69,7 @@ export class OrderAttachmentsController {
   @Get(':orderId/attachments')
   @ApiEndpoint({
     operationId: 'getOrderAttachments',
+    replicaLag: true,
     summary: 'List the attachments of an order',
     description: 'In upload order, oldest first.',
     errors: [...ORDER_ERRORS],

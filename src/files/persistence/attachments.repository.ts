@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../../database/sql';
-import { read, write } from '../../database/sql-statement';
+import { read, replicaRead, write } from '../../database/sql-statement';
 import type { Tx } from '../../database/transactions';
 import type { Attachment, FileOwner, ReceivedFile } from '../domain/attachment';
 import type { FileType } from '../domain/file-type';
@@ -60,7 +60,7 @@ const INSERT = write(
    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
    RETURNING ${COLUMNS}`,
 );
-const ORDER_PAGE = read(
+const ORDER_PAGE = replicaRead(
   `SELECT (SELECT count(*) FROM attachments WHERE order_id = $1)::bigint AS total,
      COALESCE((SELECT json_agg(p ORDER BY p.uploaded_at, p.attachment_id)
        FROM (SELECT ${JSON_COLUMNS} FROM attachments WHERE order_id = $1

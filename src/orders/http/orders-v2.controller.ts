@@ -26,6 +26,7 @@ export class OrdersV2Controller {
   @ApiExtraModels(OrderV2PageResponse, OrderV2CursorPageResponse)
   @ApiEndpoint({
     operationId: 'getOrdersV2',
+    replicaLag: true,
     summary: "List the caller's orders (all orders for an admin), money as objects",
     description:
       'The query parameters, paging (offset, or keyset with `cursor`), sort and ownership of ' +

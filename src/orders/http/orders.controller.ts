@@ -32,6 +32,7 @@ export class OrdersController {
   @ApiExtraModels(OrderPageResponse, OrderCursorPageResponse)
   @ApiEndpoint({
     operationId: 'getOrders',
+    replicaLag: true,
     summary: "List the caller's orders (all orders for an admin)",
     description:
       'Offset page by default; `cursor` (empty for the first chunk) selects keyset cursor paging, which stays ' +
@@ -54,6 +55,7 @@ export class OrdersController {
   @HttpCode(200)
   @ApiEndpoint({
     operationId: 'searchOrders',
+    replicaLag: true,
     summary: 'Search orders with a structured query',
     description:
       'Same result shape and ownership rules as GET /orders; for nested filters and long value lists.',

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { CreationKey } from '../domain/order-aggregates';
 import { Sql } from '../../database/sql';
-import { read } from '../../database/sql-statement';
+import { replicaRead } from '../../database/sql-statement';
 import { ORDER_SQL } from './order-json.sql';
 import { instantKeyText } from './order-list.sql';
 
 const V1_BODY = ORDER_SQL.body('v1');
 
-const READ_CUSTOMER_CHUNK = read(
+const READ_CUSTOMER_CHUNK = replicaRead(
   `SELECT ${V1_BODY} AS body, o.order_id,
      ${instantKeyText('o.created_at')} AS created_at
    FROM orders o
@@ -15,7 +15,7 @@ const READ_CUSTOMER_CHUNK = read(
      AND ($2::timestamptz IS NULL OR (o.created_at, o.order_id) > ($2::timestamptz, $3::uuid))
    ORDER BY o.created_at, o.order_id LIMIT $4`,
 );
-const COUNT_CUSTOMER_ORDERS = read('SELECT count(*)::bigint AS n FROM orders WHERE customer_id = $1');
+const COUNT_CUSTOMER_ORDERS = replicaRead('SELECT count(*)::bigint AS n FROM orders WHERE customer_id = $1');
 
 /** The statements of customer exports: a customer's orders, a keyset chunk at a time, as v1 serves them. */
 @Injectable()

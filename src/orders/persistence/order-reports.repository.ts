@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { CreationKey, CreationRange, OrderAggregateChunk } from '../domain/order-aggregates';
 import { Sql } from '../../database/sql';
-import { read } from '../../database/sql-statement';
+import { replicaRead } from '../../database/sql-statement';
 import { instantKeyText } from './order-list.sql';
 
-const COUNT_CREATED_IN = read(
+const COUNT_CREATED_IN = replicaRead(
   `SELECT count(*)::bigint AS n FROM orders
    WHERE created_at >= ($1::date)::timestamp AT TIME ZONE 'UTC' AND created_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'`,
 );
 
-const AGGREGATE_CHUNK = read(
+const AGGREGATE_CHUNK = replicaRead(
   `WITH chunk AS (
      SELECT order_id, created_at, status, total_amount FROM orders
      WHERE created_at >= ($1::date)::timestamp AT TIME ZONE 'UTC'

@@ -5,7 +5,13 @@ import { fieldsOf, ORDER_FIELDS, OrderBodyVersion } from '../domain/order-fields
 import type { OrderFilter, OrderScope, SortKey } from '../domain/order-list-criteria';
 import type { OrderTimestampField } from '../domain/order-state-machine';
 import { Sql } from '../../database/sql';
-import { read, StatementVariants, write, type WriteStatement } from '../../database/sql-statement';
+import {
+  read,
+  replicaRead,
+  StatementVariants,
+  write,
+  type WriteStatement,
+} from '../../database/sql-statement';
 import type { Tx } from '../../database/transactions';
 import { OrderEvent } from '../../events/event-recorder.service';
 import { ORDER_SQL, type OrderSql } from './order-json.sql';
@@ -67,7 +73,9 @@ const READ_RECORDS = read(`${SELECT_RECORD} WHERE o.order_id = ANY($1::uuid[])`)
  * Admins' lists stay unnamed (across customers a status or date filter's best plan depends on its values).
  * One family per body version, holding its offset and keyset pages.
  */
-const CUSTOMER_PAGES = perVersion((version) => new StatementVariants(`orders.customer-page-${version}`));
+const CUSTOMER_PAGES = perVersion(
+  (version) => new StatementVariants(`orders.customer-page-${version}`, undefined, replicaRead),
+);
 
 /** The order of an order's lines `i`: the order they were added in. */
 const LINE_ORDER = ORDER_FIELDS.items.orderBy.map((column) => `i.${column}`).join(', ');
@@ -276,7 +284,7 @@ export class OrdersRepository {
   ): Promise<{ contentJson: string; total: number }> {
     const { sql, values } = offsetPageStatement(filter, scope, sort, window, BODY_JSON[version]);
     const [row] = await this.sql.rows<{ total: string; content: string }>(
-      scope.customerId ? CUSTOMER_PAGES[version].of(sql) : read(sql),
+      scope.customerId ? CUSTOMER_PAGES[version].of(sql) : replicaRead(sql),
       values,
     );
     return { contentJson: row.content, total: Number(row.total) };
@@ -295,7 +303,7 @@ export class OrdersRepository {
   ): Promise<{ bodies: string[]; keys: string[][] }> {
     const { sql, values } = keysetPageStatement(filter, scope, sort, window, BODY_JSON[version]);
     const rows = await this.sql.rows<Record<string, string>>(
-      scope.customerId ? CUSTOMER_PAGES[version].of(sql) : read(sql),
+      scope.customerId ? CUSTOMER_PAGES[version].of(sql) : replicaRead(sql),
       values,
     );
     const keyNames = Array.from({ length: sort.length + 1 }, (_, i) => `k${i}`);

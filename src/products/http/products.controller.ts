@@ -27,6 +27,7 @@ export class ProductsController {
   @Get()
   @ApiEndpoint({
     operationId: 'getProducts',
+    replicaLag: true,
     summary: 'List the product catalogue',
     type: ProductPageResponse,
   })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../../database/sql';
-import { read, write } from '../../database/sql-statement';
+import { read, replicaRead, write } from '../../database/sql-statement';
 import type { Tx } from '../../database/transactions';
 import type { Product, ProductStatus } from '../domain/product';
 
@@ -42,10 +42,10 @@ const READ_FOR_SALE = read(
 const PRODUCT_COLUMNS = `product_id AS "productId", name, price::text AS price, stock, status,
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-const PAGE = read(
+const PAGE = replicaRead(
   `SELECT ${PRODUCT_COLUMNS} FROM products ORDER BY created_at DESC, product_id DESC LIMIT $1 OFFSET $2`,
 );
-const COUNT = read('SELECT count(*)::int AS total FROM products');
+const COUNT = replicaRead('SELECT count(*)::int AS total FROM products');
 const READ_PRODUCT = read(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE product_id = $1`);
 const INSERT_PRODUCT = write(
   `INSERT INTO products (name, price, stock, status) VALUES ($1, $2, $3, $4) RETURNING ${PRODUCT_COLUMNS}`,

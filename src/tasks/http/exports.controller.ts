@@ -31,6 +31,7 @@ export class CustomerExportsController {
   @Idempotent()
   @ApiEndpoint({
     operationId: 'exportCustomerData',
+    replicaLag: true,
     summary: "Start exporting a customer's orders as CSV or JSON",
     description:
       'Returns 202 at once with the task to poll. A customer may export only their own data; an admin any ' +

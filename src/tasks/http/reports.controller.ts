@@ -28,6 +28,7 @@ export class ReportsController {
   @Idempotent()
   @ApiEndpoint({
     operationId: 'generateReport',
+    replicaLag: true,
     summary: 'Start generating a sales report (admin)',
     description:
       'Returns 202 at once with the task to poll (`Location`, `statusUrl`). The report covers orders created ' +

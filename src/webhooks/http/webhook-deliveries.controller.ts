@@ -23,6 +23,7 @@ export class WebhookDeliveriesController {
   @Get()
   @ApiEndpoint({
     operationId: 'getWebhookDeliveries',
+    replicaLag: true,
     summary: 'List webhook deliveries, newest first',
     description: 'Filters combine with AND.',
     type: WebhookDeliveryPageResponse,

@@ -36,6 +36,7 @@ export class WebhookEndpointsController {
   @Get()
   @ApiEndpoint({
     operationId: 'getWebhookEndpoints',
+    replicaLag: true,
     summary: 'List webhook endpoints, newest first',
     type: WebhookEndpointPageResponse,
   })

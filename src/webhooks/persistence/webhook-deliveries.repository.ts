@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../../database/sql';
-import { read, write } from '../../database/sql-statement';
+import { read, replicaRead, write } from '../../database/sql-statement';
 import type { Tx } from '../../database/transactions';
 import type { DeliveryError } from '../domain/attempt-outcome';
 import type { DisabledReason, SealedSecrets } from '../domain/webhook-endpoint';
@@ -186,11 +186,11 @@ const READ = read(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE delivery_id =
 /** Every filter given must match (`$1` endpoint, `$2` event, `$3` status; NULL: any). */
 const PAGE_FILTER = `($1::uuid IS NULL OR webhook_endpoint_id = $1) AND ($2::uuid IS NULL OR event_id = $2)
   AND ($3::text IS NULL OR status = $3)`;
-const PAGE = read(
+const PAGE = replicaRead(
   `SELECT ${COLUMNS} FROM webhook_deliveries WHERE ${PAGE_FILTER}
     ORDER BY created_at DESC, delivery_id DESC LIMIT $4 OFFSET $5`,
 );
-const PAGE_TOTAL = read(`SELECT count(*) AS total FROM webhook_deliveries WHERE ${PAGE_FILTER}`);
+const PAGE_TOTAL = replicaRead(`SELECT count(*) AS total FROM webhook_deliveries WHERE ${PAGE_FILTER}`);
 
 const LOCK_WITH_ENDPOINT = write(
   `SELECT ${COLUMNS.replace(/(\w+)/g, 'd.$1')}, e.status AS endpoint_status

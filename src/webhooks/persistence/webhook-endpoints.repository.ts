@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Sql } from '../../database/sql';
-import { read, write } from '../../database/sql-statement';
+import { read, replicaRead, write } from '../../database/sql-statement';
 import type { Tx } from '../../database/transactions';
 import type { EventType } from '../../events/domain/event-types';
 import type {
@@ -63,11 +63,11 @@ const READ = read(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE webhook_endpoi
 const LOCK = write(
   `SELECT ${COLUMNS} FROM webhook_endpoints WHERE webhook_endpoint_id = $1 FOR NO KEY UPDATE`,
 );
-const PAGE = read(
+const PAGE = replicaRead(
   `SELECT ${COLUMNS} FROM webhook_endpoints
    ORDER BY created_at DESC, webhook_endpoint_id DESC LIMIT $1 OFFSET $2`,
 );
-const COUNT = read('SELECT count(*) AS total FROM webhook_endpoints');
+const COUNT = replicaRead('SELECT count(*) AS total FROM webhook_endpoints');
 const UPDATE = write(
   `UPDATE webhook_endpoints
       SET url = $2, event_types = $3, description = $4,
