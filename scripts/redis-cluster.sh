@@ -62,6 +62,8 @@ cluster-node-timeout ${REDIS_CLUSTER_NODE_TIMEOUT_MS:-1000}
 dir $dir/$port
 save ""
 appendonly no
+# A replica's first sync starts at once (not after the default 5 s wait for more replicas).
+repl-diskless-sync-delay 0
 daemonize yes
 pidfile $dir/$port/redis.pid
 logfile $dir/$port/redis.log
@@ -75,14 +77,18 @@ CONF
   # shellcheck disable=SC2086 # one argument per node
   redis-cli --cluster create $seeds --cluster-replicas 1 --cluster-yes >"$dir/create.log" 2>&1 ||
     { cat "$dir/create.log" >&2; exit 1; }
-  # Ready when every node sees every slot served (`create` returns before the replicas have synced).
+  # Ready when every node sees every slot served and every replica has synced with its master (`create`
+  # returns before): a replica that never synced refuses to take over (cluster-replica-validity-factor).
   for port in "${ports[@]:0:$NODES}"; do
-    for _ in $(seq 1 100); do
-      redis-cli -p "$port" cluster info 2>/dev/null | grep -q '^cluster_state:ok' && break
+    for _ in $(seq 1 300); do
+      redis-cli -p "$port" cluster info 2>/dev/null | grep -q '^cluster_state:ok' &&
+        ! redis-cli -p "$port" info replication 2>/dev/null | grep -q '^master_link_status:down' && break
       sleep 0.1
     done
     redis-cli -p "$port" cluster info | grep -q '^cluster_state:ok' ||
       { echo "redis-cluster: node $port never saw the cluster ok" >&2; exit 1; }
+    ! redis-cli -p "$port" info replication | grep -q '^master_link_status:down' ||
+      { echo "redis-cluster: replica $port never synced with its master" >&2; exit 1; }
   done
   trap - ERR
   echo "REDIS_CLUSTER_NODES=${seeds// /,}"

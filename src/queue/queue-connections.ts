@@ -22,7 +22,9 @@ export interface QueueConnections {
   prefix: string;
   /**
    * Producers fail fast while Redis is down instead of queueing commands in memory (a request that starts a
-   * task is answered, and the task is queued once Redis is back): see `BullMqJobQueue.reachable()`.
+   * task is answered, and the task is queued once Redis is back): see `BullMqJobQueue.reachable()`. While a
+   * cluster fails over they wait for the replica to take over (`waitForFailover`: a few seconds at most), so
+   * what is queued then is queued at once rather than found later by the reconcilers.
    */
   producer(): RedisConnection;
   /** A worker's connection: it may block (BullMQ refuses one with a retry limit); BullMQ adds a copy of it. */
@@ -32,8 +34,9 @@ export interface QueueConnections {
 export function queueConnections(redis: QueueRedisSettings): QueueConnections {
   return {
     prefix: queuePrefix(redis.keyPrefix),
-    producer: () => connectRedis(redis.server, { maxRetriesPerRequest: 1, enableOfflineQueue: false }),
-    worker: () => connectRedis(redis.server, { maxRetriesPerRequest: null }),
+    producer: () =>
+      connectRedis(redis.server, { maxRetriesPerRequest: 1, enableOfflineQueue: false, waitForFailover: true }),
+    worker: () => connectRedis(redis.server, { maxRetriesPerRequest: null, waitForFailover: true }),
   };
 }
 

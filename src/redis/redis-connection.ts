@@ -4,38 +4,54 @@ import type { RedisServer } from '../config/app-config';
 /** A connection to the service's Redis: a client of one server, or of a Redis Cluster. */
 export type RedisConnection = Redis | Cluster;
 
+/** How a connection behaves, in `RedisOptions` terms, and what it does while a cluster fails over. */
+export interface RedisConnectOptions extends RedisOptions {
+  /**
+   * On a cluster, a command to the slots of a master that has failed is tried again until its replica has
+   * taken over (within about FAILOVER_WAIT_MS), instead of failing at once. Without it the caller falls back
+   * at once, as when Redis is down (rate limits fail open); it finds the new master once the client has
+   * refreshed the cluster's slots (on the failed connection and every few seconds).
+   */
+  waitForFailover?: boolean;
+}
+
 /**
  * Every Redis connection of the service is made here, from the settings: `REDIS_URL` gives a `Redis`,
  * `REDIS_CLUSTER_NODES` a `Cluster` that learns the cluster's nodes from those seeds and follows its slots.
- * Callers say how a connection behaves in `RedisOptions` terms; for a cluster the options that belong to the
- * cluster client (offline queue, auto-pipelining, the reconnect strategy) go there, the rest to each node's
- * connection. Errors are the callers' to see in their commands: the connection's own `error` events (a refused
- * reconnect) are not logged here.
+ * For a cluster the options that belong to the cluster client (offline queue, auto-pipelining, the reconnect
+ * strategy) go there, the rest to each node's connection. Errors are the callers' to see in their commands:
+ * the connection's own `error` events (a refused reconnect) are not logged here.
  */
-export function connectRedis(server: RedisServer, options: RedisOptions): RedisConnection {
+export function connectRedis(server: RedisServer, options: RedisConnectOptions): RedisConnection {
+  const { waitForFailover = false, ...redisOptions } = options;
   const connection =
-    'url' in server ? new Redis(server.url, options) : new Cluster(server.clusterNodes, clusterOptions(options));
+    'url' in server
+      ? new Redis(server.url, redisOptions)
+      : new Cluster(server.clusterNodes, clusterOptions(redisOptions, waitForFailover));
   connection.on('error', () => undefined);
   return connection;
 }
 
 /**
- * A master that fails takes the cluster's node timeout and an election to be replaced by its replica: a
- * command to its slots is tried again meanwhile (connection closed, CLUSTERDOWN, TRYAGAIN) every
- * RETRY_DELAY_MS, up to MAX_REDIRECTIONS times, before it fails (and its caller falls back: rate limits fail
- * open, a task waits in PostgreSQL).
+ * A master that fails takes the cluster's node timeout and an election to be replaced by its replica (a few
+ * seconds with a node timeout of a second or two): a connection that waits for it tries a command to its slots
+ * again every RETRY_DELAY_MS, at most MAX_REDIRECTIONS times, then fails (its caller falls back: a task waits
+ * in PostgreSQL). MOVED and ASK redirections (slots moving) count against the same bound.
  */
-const RETRY_DELAY_MS = 200;
-const MAX_REDIRECTIONS = 16;
+const RETRY_DELAY_MS = 250;
+const MAX_REDIRECTIONS = 24;
+export const FAILOVER_WAIT_MS = RETRY_DELAY_MS * MAX_REDIRECTIONS;
 
-function clusterOptions(options: RedisOptions): ClusterOptions {
+function clusterOptions(options: RedisOptions, waitForFailover: boolean): ClusterOptions {
   const { enableOfflineQueue, enableAutoPipelining, retryStrategy, ...nodeOptions } = options;
+  // 0 turns ioredis's retries on a closed connection or CLUSTERDOWN off: the command fails at once.
+  const retryDelay = waitForFailover ? RETRY_DELAY_MS : 0;
   return {
     enableOfflineQueue,
     enableAutoPipelining,
     clusterRetryStrategy: retryStrategy,
-    retryDelayOnFailover: RETRY_DELAY_MS,
-    retryDelayOnClusterDown: RETRY_DELAY_MS,
+    retryDelayOnFailover: retryDelay,
+    retryDelayOnClusterDown: retryDelay,
     retryDelayOnTryAgain: RETRY_DELAY_MS,
     maxRedirections: MAX_REDIRECTIONS,
     redisOptions: nodeOptions,

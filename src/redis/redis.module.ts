@@ -16,8 +16,8 @@ export type RedisClient = RedisConnection | null;
       useFactory: ({ redis }: AppConfig): RedisClient => {
         if (!redis.server) return null;
         return connectRedis(redis.server, {
-          // Fail fast while Redis is away (rate limits fail open, readiness reports it) and reconnect by
-          // itself when it returns.
+          // Fail fast while Redis is away, or a master of a cluster is failing over (rate limits fail open,
+          // readiness reports it), and reconnect by itself when it returns.
           maxRetriesPerRequest: 1,
           enableOfflineQueue: false,
           connectTimeout: 2_000,
