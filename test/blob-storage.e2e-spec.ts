@@ -5,6 +5,7 @@ import { Transactions } from '../src/database/transactions';
 import { BlobStorage, BlobTooLargeError } from '../src/storage/blob-storage';
 import { CHUNK_BYTES } from '../src/storage/postgres-blob-storage';
 import { bootTestApp, TestApp } from './support/test-app';
+import { runRedis } from './support/redis';
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -52,7 +53,7 @@ describe('blob storage (PostgreSQL adapter of the storage port)', () => {
   beforeAll(async () => {
     // No job processors here: a job an earlier suite left in Redis (an export) would write chunks of its
     // own while these tests count them. Without Redis the in-process queue holds only this app's jobs.
-    t = await bootTestApp(process.env.REDIS_URL ? { APP_ROLE: 'api' } : {});
+    t = await bootTestApp(runRedis ? { APP_ROLE: 'api' } : {});
     storage = t.app.get(BlobStorage);
     db = t.app.get(DataSource);
     transactions = t.app.get(Transactions);

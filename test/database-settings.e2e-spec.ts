@@ -18,6 +18,7 @@ import { seedCustomer, seedOrders, seedProduct } from './support/seed';
 import { bootTestApp, TestApp } from './support/test-app';
 import { bearer } from './support/tokens';
 import { eventually } from './support/wait';
+import { NO_REDIS } from './support/redis';
 
 /**
  * The statement and idle-in-transaction limits belong to the session: on a direct connection the service
@@ -243,13 +244,13 @@ describe('no answer depends on the session time zone', () => {
     (await t.app.get(Sql).rows<{ zone: string }>(read("SELECT current_setting('TimeZone') AS zone")))[0].zone;
 
   beforeAll(async () => {
-    a = await bootTestApp({ REDIS_URL: undefined });
+    a = await bootTestApp(NO_REDIS);
     const zoneOfA = await zoneOf(a);
     // Both have offsets with seconds in their past, and half hours today, on either side of UTC.
     const zone = ['Asia/Kolkata', 'America/St_Johns'].find((z) => z !== zoneOfA) as string;
     const url = new URL(DIRECT_URL);
     url.searchParams.set('options', `-c TimeZone=${zone}`);
-    b = await bootTestApp({ REDIS_URL: undefined, DATABASE_URL: url.toString() });
+    b = await bootTestApp({ ...NO_REDIS, DATABASE_URL: url.toString() });
     zones = [zoneOfA, await zoneOf(b)];
 
     const db = a.app.get(DataSource);

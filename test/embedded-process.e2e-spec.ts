@@ -45,6 +45,7 @@ describe('npm start on the embedded store', () => {
     };
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
+    delete env.REDIS_CLUSTER_NODES;
     env.NODE_ENV = 'development';
     env.LOG_LEVEL = 'info';
     // A process group of its own, as a shell gives a command it runs: Ctrl-C is SIGINT to that group.
@@ -103,6 +104,8 @@ describe('npm start on the embedded store', () => {
       env.LOG_LEVEL = 'info';
       delete env.DATABASE_URL;
       delete env.REDIS_URL;
+      delete env.REDIS_CLUSTER_NODES;
+    delete env.REDIS_CLUSTER_NODES;
       const second = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let said = '';
       second.stdout?.on('data', (d: Buffer) => (said += d.toString()));
@@ -176,6 +179,7 @@ describe('the embedded store, run as root from a private directory, and npm run 
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', ...extra };
     delete env.DATABASE_URL;
     delete env.REDIS_URL;
+    delete env.REDIS_CLUSTER_NODES;
     const child = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     child.stdout?.on('data', (d: Buffer) => (log += d.toString()));

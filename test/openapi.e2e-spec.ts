@@ -20,6 +20,7 @@ import { expectProblem } from './support/problem';
 import { OpenApiProbeModule, PAST_SUNSET, PROBE_KINDS, PROBE_PATH } from './support/probes/openapi.probe';
 import { bootTestApp, TestApp } from './support/test-app';
 import { bearer } from './support/tokens';
+import { runRedis } from './support/redis';
 
 const RATE_LIMIT = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
 
@@ -606,7 +607,7 @@ describe('OpenAPI document in production', () => {
       JWT_SECRET: 'production-secret-of-forty-characters-ok',
       WEBHOOK_SECRET_KEY: Buffer.alloc(32, 1).toString('base64'),
     };
-    if (process.env.REDIS_URL) {
+    if (runRedis) {
       t = await bootTestApp(env);
       return;
     }

@@ -1,4 +1,5 @@
 import { bootTestApp, TestApp } from './support/test-app';
+import { onRedisCluster, runRedis } from './support/redis';
 
 describe('operational endpoints', () => {
   let t: TestApp;
@@ -23,11 +24,21 @@ describe('operational endpoints', () => {
     });
     expect(details.queue).toMatchObject({
       status: 'up',
-      backend: process.env.REDIS_URL ? 'bullmq' : 'in-process',
+      backend: runRedis ? 'bullmq' : 'in-process',
     });
-    // Without REDIS_URL there is no Redis to be up: readiness says it is not configured.
-    expect(details.redis.status).toBe(process.env.REDIS_URL ? 'up' : 'not configured');
-    if (process.env.REDIS_URL) expect(details.redis.mode).toBe('external');
+    // Without Redis there is nothing to be up: readiness says it is not configured.
+    expect(details.redis.status).toBe(runRedis ? 'up' : 'not configured');
+    if (runRedis && !onRedisCluster) expect(details.redis.mode).toBe('external');
+    // A cluster says its state and its masters, all of them up.
+    if (onRedisCluster) {
+      expect(details.redis).toEqual({
+        status: 'up',
+        mode: 'cluster',
+        state: 'ok',
+        masters: expect.any(Number),
+        mastersUp: details.redis.masters,
+      });
+    }
   });
 
   it('GET /info names the service and its version', async () => {

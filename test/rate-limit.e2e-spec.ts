@@ -9,6 +9,7 @@ import { bootTestApp, TestApp } from './support/test-app';
 import { bearer } from './support/tokens';
 import { describeIf } from './support/skip-unless';
 import { answers200 } from './support/wait';
+import { runRedis } from './support/redis';
 
 const LIMIT = 5;
 const WINDOW_SECONDS = 60;
@@ -191,10 +192,10 @@ describe('rate limiting per client (RATE_LIMIT_LIMIT=5 per 60 s)', () => {
   });
 });
 
-/** Counters live in Redis only when REDIS_URL is set; without it each process counts on its own. */
-const describeWithRedis = describeIf(process.env.REDIS_URL, 'needs REDIS_URL (a Redis server)');
+/** Counters live in Redis only when one is configured; without it each process counts on its own. */
+const describeWithRedis = describeIf(runRedis, 'needs REDIS_URL or REDIS_CLUSTER_NODES (a Redis server)');
 
-describeWithRedis('two app instances on one Redis and key prefix (REDIS_URL set)', () => {
+describeWithRedis('two app instances on one Redis and key prefix', () => {
   let first: TestApp;
   let second: TestApp;
   beforeAll(async () => {
@@ -233,8 +234,8 @@ const ROOT = path.resolve(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
 const builtWithRateLimit = existsSync(path.join(DIST, 'src', 'rate-limit', 'rate-limit.guard.js'));
 const describeWithSecondProcess = describeIf(
-  process.env.REDIS_URL && builtWithRateLimit,
-  'needs REDIS_URL (a Redis server) and a build with the rate-limit module',
+  runRedis && builtWithRateLimit,
+  'needs REDIS_URL or REDIS_CLUSTER_NODES (a Redis server) and a build with the rate-limit module',
 );
 
 const SECOND_PROCESS_SCRIPT = `
@@ -253,7 +254,7 @@ createHttpApp(config, { extraImports: [ProbeModule] })
   .catch((error) => { console.error(error); process.exit(1); });
 `;
 
-describeWithSecondProcess('a second service process on the same Redis (REDIS_URL set, dist built)', () => {
+describeWithSecondProcess('a second service process on the same Redis (dist built)', () => {
   let t: TestApp;
   let child: ChildProcess;
   let port: number;

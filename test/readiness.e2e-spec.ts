@@ -4,11 +4,13 @@ import * as net from 'node:net';
 import { IDEMPOTENCY_MAINTENANCE_QUEUE } from '../src/idempotency/idempotency.cleanup';
 import { Test } from '@nestjs/testing';
 import { JobQueue } from '../src/queue/job-queue';
+import { queuePrefix } from '../src/queue/queue-connections';
 import { QueueModule } from '../src/queue/queue.module';
 import { MAINTENANCE_JOBS, MAINTENANCE_QUEUE, QUIET_SECONDS } from '../src/tasks/task-maintenance.service';
 import { adminClient } from './support/callers';
 import { ApiClient, withIdempotencyKey } from './support/http-client';
 import { freePort } from './support/net';
+import { privateRedis } from './support/redis';
 import { ORDERS } from './support/orders';
 import { expectProblem } from './support/problem';
 import { bootTestApp, TestApp } from './support/test-app';
@@ -84,7 +86,7 @@ describeWithRedis('readiness and tasks while Redis goes away and comes back', ()
       () => accepting(port),
       (ok) => ok,
     );
-    t = await bootTestApp({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    t = await bootTestApp(privateRedis(port));
     admin = await adminClient(t);
     ready = readyOf(t);
   });
@@ -167,7 +169,7 @@ describeWithRedis('readiness and tasks while Redis goes away and comes back', ()
 
   it('a process that starts while Redis is down starts, and is ready', async () => {
     await stopRedis();
-    const late = await bootTestApp({ REDIS_URL: `redis://127.0.0.1:${port}` });
+    const late = await bootTestApp(privateRedis(port));
     try {
       const res = await readyOf(late)();
       expect(res.statusCode).toBe(200);
@@ -185,7 +187,7 @@ describeWithRedis('readiness and tasks while Redis goes away and comes back', ()
     const queues = [MAINTENANCE_QUEUE, IDEMPOTENCY_MAINTENANCE_QUEUE].map((name) => {
       const queue = new Queue(name, {
         connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },
-        prefix: `${t.config.redis.keyPrefix}:bull`,
+        prefix: queuePrefix(t.config.redis.keyPrefix),
       });
       queue.on('error', () => undefined);
       return queue;
@@ -222,7 +224,7 @@ describeWithRedis('a schedule given while Redis is down', () => {
         QueueModule.forRoot(
           {
             app: { role: 'api' },
-            redis: { url: `redis://127.0.0.1:${port}`, keyPrefix },
+            redis: { server: { url: `redis://127.0.0.1:${port}` }, keyPrefix },
             queue: { stalledJobSeconds: 30 },
           },
           ['late'],
@@ -233,7 +235,7 @@ describeWithRedis('a schedule given while Redis is down', () => {
     let redis: ChildProcess | undefined;
     const queue = new Queue('late', {
       connection: { host: '127.0.0.1', port, maxRetriesPerRequest: null },
-      prefix: `${keyPrefix}:bull`,
+      prefix: queuePrefix(keyPrefix),
     });
     queue.on('error', () => undefined);
     try {

@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config/app-config';
 import { freePort } from './support/net';
 import { bearer } from './support/tokens';
 import { answers200, until } from './support/wait';
+import { runRedis } from './support/redis';
 
 /**
  * OpenTelemetry traces of the built app (`node dist/src/main.js`) in a process of its own, exported over
@@ -230,7 +231,7 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
     for (const s of statements) expect(descendsFrom(s, createServer.spanId, byId)).toBe(true);
     expect(queries.some((s) => /INSERT INTO orders/i.test(String(attr(s, 'db.query.text'))))).toBe(true);
 
-    if (process.env.REDIS_URL) {
+    if (runRedis) {
       const commands = createTrace.filter((s) => attr(s, 'db.system.name') === 'redis');
       expect(commands.length).toBeGreaterThanOrEqual(1);
       for (const s of commands) {

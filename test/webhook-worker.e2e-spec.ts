@@ -8,6 +8,7 @@ import { freePort } from './support/net';
 import { bootTestApp, TestApp } from './support/test-app';
 import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
 import { createEndpoint, deliveriesOf, recordEvent, until, WebhookEndpointBody } from './support/webhooks';
+import { privateRedis } from './support/redis';
 
 /**
  * Deliveries survive the failures of their carriers: a worker process killed (SIGKILL) in the middle of an
@@ -72,7 +73,7 @@ describeWithRedis('webhook delivery workers', () => {
         APP_ROLE: 'worker',
         PORT: String(port),
         HOST: '127.0.0.1',
-        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        ...privateRedis(redisPort),
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         LOG_LEVEL: 'warn',
       },
@@ -96,7 +97,7 @@ describeWithRedis('webhook delivery workers', () => {
     startRedis();
     t = await bootTestApp({
       APP_ROLE: 'api',
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      ...privateRedis(redisPort),
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     });
     admin = await adminClient(t);

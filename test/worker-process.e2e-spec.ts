@@ -10,6 +10,7 @@ import { seedCustomer, seedOrders, seedProduct } from './support/seed';
 import { bootTestApp, TestApp } from './support/test-app';
 import { describeIf } from './support/skip-unless';
 import { answers200, eventually } from './support/wait';
+import { runRedis } from './support/redis';
 
 /**
  * The `worker` role as a process of its own (`node dist/src/worker.js`) beside an `api`-role app, sharing
@@ -19,8 +20,8 @@ import { answers200, eventually } from './support/wait';
  */
 const ROOT = path.resolve(__dirname, '..');
 const describeWithRedis = describeIf(
-  process.env.REDIS_URL,
-  'needs REDIS_URL (a second process shares the queue)',
+  runRedis,
+  'needs REDIS_URL or REDIS_CLUSTER_NODES (a second process shares the queue)',
 );
 
 interface Worker {

@@ -21,6 +21,11 @@ describe('loadConfig', () => {
     [{ APP_ROLE: 'web' }, 'APP_ROLE'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
+    [{ REDIS_CLUSTER_NODES: 'redis-0:6379,redis-1' }, 'REDIS_CLUSTER_NODES'],
+    [{ REDIS_CLUSTER_NODES: 'redis://redis-0:6379' }, 'REDIS_CLUSTER_NODES'],
+    [{ REDIS_CLUSTER_NODES: 'redis-0:70000' }, 'REDIS_CLUSTER_NODES'],
+    [{ REDIS_CLUSTER_NODES: ',' }, 'REDIS_CLUSTER_NODES'],
+    [{ REDIS_CLUSTER_NODES: 'redis-0:6379', REDIS_URL: 'redis://r' }, 'REDIS_CLUSTER_NODES'],
     [{ RATE_LIMIT_LIMIT: '0' }, 'RATE_LIMIT_LIMIT'],
     [{ MIGRATIONS_RUN: 'maybe' }, 'MIGRATIONS_RUN'],
     [{ LEGACY_STATUS_SUNSET: 'next year' }, 'LEGACY_STATUS_SUNSET'],
@@ -177,6 +182,21 @@ describe('loadConfig', () => {
       expect(startupWarnings(load(development))).toEqual([]);
       expect(startupWarnings(load({}))).toEqual([expect.stringMatching(/^JWT_SECRET is not set/)]);
     });
+  });
+
+  it('takes REDIS_CLUSTER_NODES instead of REDIS_URL: the seeds of a cluster, for any role', () => {
+    const seeds = 'redis-0.redis:6379, 10.0.0.7:7000,[fd00::7]:7001';
+    expect(load({ REDIS_CLUSTER_NODES: seeds }).redis.server).toEqual({
+      clusterNodes: [
+        { host: 'redis-0.redis', port: 6379 },
+        { host: '10.0.0.7', port: 7000 },
+        { host: 'fd00::7', port: 7001 },
+      ],
+    });
+    expect(load({ REDIS_URL: 'redis://r:6379' }).redis.server).toEqual({ url: 'redis://r:6379' });
+    expect(load({}).redis.server).toBeUndefined();
+    const api = { APP_ROLE: 'api', DATABASE_URL: 'postgres://d/x', REDIS_CLUSTER_NODES: 'r:6379' };
+    expect(load(api).app.role).toBe('api');
   });
 
   describe('NODE_ENV=production', () => {

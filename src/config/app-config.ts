@@ -39,7 +39,8 @@ export interface AppConfig {
     preparedStatements: boolean;
     replicas: ReplicaSettings;
   };
-  redis: { url?: string; keyPrefix: string };
+  /** `server` unset: no Redis (in-process queue, in-memory counters; one process only). */
+  redis: { server?: RedisServer; keyPrefix: string };
   /** Jobs: how long a job whose worker died stays claimed before another worker takes it over. */
   queue: { stalledJobSeconds: number };
   /** Long-running tasks: finished tasks and their results are deleted after `retentionDays`. */
@@ -59,6 +60,13 @@ export interface AppConfig {
   /** Events (the outbox, the feed) and their webhook deliveries are deleted after `retentionDays`. */
   events: { retentionDays: number };
   webhooks: WebhookSettings;
+}
+
+/** Where Redis is: one server (REDIS_URL) or the seed nodes of a Redis Cluster (REDIS_CLUSTER_NODES). */
+export type RedisServer = { url: string } | { clusterNodes: RedisNode[] };
+export interface RedisNode {
+  host: string;
+  port: number;
 }
 
 /** Webhook deliveries: where they may go, when they are tried again, the key of the stored secrets. */
@@ -200,6 +208,35 @@ export function telemetrySettings(env: Env = process.env): TelemetrySettings {
  * wildcard or anything else stops the start: a typo must not silently leave a front-end locked out, nor
  * `*` let every site in.
  */
+/** REDIS_URL or, instead of it, REDIS_CLUSTER_NODES (`host:port` seeds; the client learns the rest). */
+export function redisServer(env: Env): RedisServer | undefined {
+  const redisUrl = url(env, 'REDIS_URL', ['redis', 'rediss']);
+  const seeds = str(env, 'REDIS_CLUSTER_NODES');
+  if (seeds === undefined) return redisUrl === undefined ? undefined : { url: redisUrl };
+  if (redisUrl !== undefined) {
+    throw new ConfigError('REDIS_CLUSTER_NODES', 'is used instead of REDIS_URL: set only one of them');
+  }
+  const clusterNodes = seeds
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):(\d{1,5})$/.exec(entry);
+      const port = Number(match?.[2]);
+      if (!match || port < 1 || port > 65535) {
+        throw new ConfigError(
+          'REDIS_CLUSTER_NODES',
+          `must be comma-separated host:port seeds such as redis-0.redis:6379; "${entry}" is not one`,
+        );
+      }
+      return { host: match[1].replace(/^\[(.*)\]$/, '$1'), port };
+    });
+  if (clusterNodes.length === 0) {
+    throw new ConfigError('REDIS_CLUSTER_NODES', 'must name at least one host:port seed');
+  }
+  return { clusterNodes };
+}
+
 function corsOrigins(env: Env): string[] {
   const raw = str(env, 'CORS_ORIGINS');
   if (raw === undefined) return [];
@@ -348,7 +385,7 @@ export function loadConfig(
   }
 
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres', 'postgresql']);
-  const redisUrl = url(env, 'REDIS_URL', ['redis', 'rediss']);
+  const redis = redisServer(env);
   const jwksUrl = url(env, 'JWT_JWKS_URL', ['http', 'https']);
   const jwtSecret = str(env, 'JWT_SECRET');
   if (jwtSecret !== undefined && jwtSecret.length < 32) {
@@ -357,15 +394,20 @@ export function loadConfig(
 
   if (production) {
     if (!databaseUrl) throw new ConfigError('DATABASE_URL', 'is required when NODE_ENV=production');
-    if (!redisUrl) throw new ConfigError('REDIS_URL', 'is required when NODE_ENV=production');
+    if (!redis) {
+      throw new ConfigError('REDIS_URL', 'is required when NODE_ENV=production (or REDIS_CLUSTER_NODES)');
+    }
     if (!jwksUrl && (jwtSecret === undefined || jwtSecret === DEV_JWT_SECRET)) {
       throw new ConfigError('JWT_SECRET', 'must be set to a non-default key when NODE_ENV=production');
     }
   }
 
-  if (role !== 'all' && (!databaseUrl || !redisUrl)) {
+  if (role !== 'all' && (!databaseUrl || !redis)) {
     // Separate api and worker processes share state only through PostgreSQL and Redis.
-    throw new ConfigError(!databaseUrl ? 'DATABASE_URL' : 'REDIS_URL', `is required when APP_ROLE=${role}`);
+    throw new ConfigError(
+      !databaseUrl ? 'DATABASE_URL' : 'REDIS_URL',
+      `is required when APP_ROLE=${role}${databaseUrl ? ' (or REDIS_CLUSTER_NODES)' : ''}`,
+    );
   }
 
   const sunsetRaw = str(env, 'LEGACY_STATUS_SUNSET') ?? DEFAULT_LEGACY_STATUS_SUNSET;
@@ -406,7 +448,7 @@ export function loadConfig(
       },
       embedded: false,
     },
-    redis: { url: redisUrl, keyPrefix: str(env, 'REDIS_KEY_PREFIX') ?? 'order-service' },
+    redis: { server: redis, keyPrefix: str(env, 'REDIS_KEY_PREFIX') ?? 'order-service' },
     queue: { stalledJobSeconds: int(env, 'QUEUE_STALLED_JOB_SECONDS', 30, 2, 600) },
     tasks: { retentionDays: int(env, 'TASK_RETENTION_DAYS', 30, 1, 3650) },
     auth: {

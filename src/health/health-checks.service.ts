@@ -61,9 +61,9 @@ export class HealthChecks {
     }
     const [database, redis] = await Promise.all([
       this.database.pingCheck('database', { timeout: 1_500 }),
-      this.config.redis.url !== undefined
+      this.config.redis.server !== undefined
         ? this.redis.check('redis')
-        : // Without REDIS_URL nothing is up or down: say so (in-process queue, in-memory counters).
+        : // Without Redis nothing is up or down: say so (in-process queue, in-memory counters).
           { redis: { status: 'not configured', mode: 'in-process queue, in-memory counters' } },
     ]);
     const details: Record<string, Check> = {

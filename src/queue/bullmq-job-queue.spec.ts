@@ -1,19 +1,22 @@
 import { Test } from '@nestjs/testing';
 import { Queue } from 'bullmq';
-import IORedis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import type { AppRole } from '../config/app-config';
+import { type AppRole, redisServer } from '../config/app-config';
+import { connectRedis, deleteKeys } from '../redis/redis-connection';
 import { currentTrace, runInTrace, startSpan } from '../tracing/trace-context';
 import { BullMqJobQueue } from './bullmq-job-queue';
 import { JobInterrupted, JobQueue } from './job-queue';
+import { queuePrefix } from './queue-connections';
 import { QueueModule } from './queue.module';
 import { until } from '../../test/support/wait';
 
-/** Against the real Redis of REDIS_URL (CI sets it); nothing to test without one. */
-const redisUrl = process.env.REDIS_URL;
-const describeWithRedis = redisUrl ? describe : describe.skip;
+/** Against the real Redis of REDIS_URL or the cluster of REDIS_CLUSTER_NODES (CI sets them); nothing to test without one. */
+const server = redisServer(process.env);
+const describeWithRedis = server ? describe : describe.skip;
 // Skipped suites are listed only in verbose runs: say why this one did not run.
-if (!redisUrl) process.stdout.write('skipped: BullMqJobQueue: needs REDIS_URL (a Redis server)\n');
+if (!server) {
+  process.stdout.write('skipped: BullMqJobQueue: needs REDIS_URL or REDIS_CLUSTER_NODES (a Redis server)\n');
+}
 
 describeWithRedis('BullMqJobQueue', () => {
   const keyPrefix = `os-unit-${randomUUID()}`;
@@ -32,7 +35,7 @@ describeWithRedis('BullMqJobQueue', () => {
     const context = await Test.createTestingModule({
       imports: [
         QueueModule.forRoot(
-          { app: { role }, redis: { url: redisUrl, keyPrefix }, queue: { stalledJobSeconds } },
+          { app: { role }, redis: { server, keyPrefix }, queue: { stalledJobSeconds } },
           queues,
         ),
       ],
@@ -47,11 +50,13 @@ describeWithRedis('BullMqJobQueue', () => {
 
   /** Workers BullMQ sees taking jobs from `name`, in every process. */
   async function workersOf(name: string): Promise<number> {
-    const queue = new Queue(name, { connection: { url: redisUrl }, prefix: `${keyPrefix}:bull` });
+    const connection = connectRedis(server!, { maxRetriesPerRequest: null });
+    const queue = new Queue(name, { connection, prefix: queuePrefix(keyPrefix) });
     try {
       return await queue.getWorkersCount();
     } finally {
       await queue.close();
+      connection.disconnect();
     }
   }
 
@@ -61,8 +66,8 @@ describeWithRedis('BullMqJobQueue', () => {
 
   // The queues' keys go with the spec: nothing of it stays in the shared Redis.
   afterAll(async () => {
-    const redis = new IORedis(redisUrl as string);
-    for (const key of await redis.keys(`${keyPrefix}:*`)) await redis.del(key);
+    const redis = connectRedis(server!, {});
+    await deleteKeys(redis, `${keyPrefix}:*`);
     redis.disconnect();
   });
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { DelayedError, Job, Queue } from 'bullmq';
-import IORedis from 'ioredis';
+import type { RedisConnection } from '../redis/redis-connection';
 import type { QueueWorker } from './bullmq-queue-worker';
 import { enqueueTraced, runTraced, TracedJobData, withTrace } from './job-trace';
 import {
@@ -64,7 +64,7 @@ export class BullMqJobQueue extends JobQueue {
 
   /** `producerConnection` is the one `queues` share (queue-connections.ts). */
   constructor(
-    private readonly producerConnection: IORedis,
+    private readonly producerConnection: RedisConnection,
     queues: readonly Queue[],
   ) {
     super();

@@ -1,7 +1,7 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Job, WorkerOptions } from 'bullmq';
-import type IORedis from 'ioredis';
+import type { RedisConnection } from '../redis/redis-connection';
 
 /** What a worker hands its jobs and failures to: the BullMQ adapter, which holds the processors. */
 export interface QueueJobs {
@@ -11,7 +11,7 @@ export interface QueueJobs {
 
 /** The worker of one queue, and the connection it was given (closed with the application). */
 export interface QueueWorker extends WorkerHost {
-  readonly connection: IORedis;
+  readonly connection: RedisConnection;
 }
 
 /**
@@ -23,7 +23,7 @@ export interface QueueWorker extends WorkerHost {
 export function bullMqQueueWorker(
   queue: string,
   jobs: QueueJobs,
-  options: WorkerOptions & { connection: IORedis },
+  options: WorkerOptions & { connection: RedisConnection },
 ): QueueWorker {
   @Processor(queue, options)
   class BullMqQueueWorker extends WorkerHost implements QueueWorker, OnApplicationShutdown {

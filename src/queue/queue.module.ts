@@ -9,12 +9,12 @@ import {
 } from '@nestjs/common';
 import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
-import type IORedis from 'ioredis';
 import type { AppConfig } from '../config/app-config';
 import { BullMqJobQueue } from './bullmq-job-queue';
 import { bullMqQueueWorker, QueueWorker } from './bullmq-queue-worker';
 import { InProcessJobQueue } from './in-process-job-queue';
 import { JobQueue } from './job-queue';
+import type { RedisConnection } from '../redis/redis-connection';
 import { queueConnections } from './queue-connections';
 
 /** What QueueModule is built from: where Redis is (if anywhere), the role, the stall timing. */
@@ -26,8 +26,8 @@ const QUEUE_CONNECTION = Symbol('QUEUE_CONNECTION');
 const QUEUE_WORKERS = Symbol('QUEUE_WORKERS');
 
 /**
- * Binds the job-queue port. Without REDIS_URL: the in-process adapter (no BullModule at all, so nothing
- * connects to a Redis that is not there). With it: @nestjs/bullmq's BullModule, a queue for each of `queues`
+ * Binds the job-queue port. Without Redis (neither REDIS_URL nor REDIS_CLUSTER_NODES): the in-process adapter
+ * (no BullModule at all, so nothing connects to a Redis that is not there). With one: @nestjs/bullmq's BullModule, a queue for each of `queues`
  * (producers, in every role), and, only where the role runs workers, a `@Processor` worker for each.
  */
 @Module({})
@@ -35,8 +35,8 @@ export class QueueModule implements OnApplicationBootstrap, BeforeApplicationShu
   static forRoot(settings: QueueSettings, queues: readonly string[]): DynamicModule {
     const runsWorkers = settings.app.role !== 'api';
     const module = { module: QueueModule, global: true, exports: [JobQueue] };
-    const redisUrl = settings.redis.url;
-    if (!redisUrl) {
+    const server = settings.redis.server;
+    if (!server) {
       return {
         ...module,
         providers: [
@@ -45,7 +45,7 @@ export class QueueModule implements OnApplicationBootstrap, BeforeApplicationShu
         ],
       };
     }
-    const connections = queueConnections({ url: redisUrl, keyPrefix: settings.redis.keyPrefix });
+    const connections = queueConnections({ server, keyPrefix: settings.redis.keyPrefix });
     const stalledMs = settings.queue.stalledJobSeconds * 1_000;
     const workerQueues = runsWorkers ? queues : [];
     const workerToken = (queue: string) => `BullMqQueueWorker:${queue}`;
@@ -71,7 +71,7 @@ export class QueueModule implements OnApplicationBootstrap, BeforeApplicationShu
       {
         provide: BullMqJobQueue,
         inject: [QUEUE_CONNECTION, ...queues.map((queue) => getQueueToken(queue))],
-        useFactory: (connection: IORedis, ...bullQueues: Queue[]) =>
+        useFactory: (connection: RedisConnection, ...bullQueues: Queue[]) =>
           new BullMqJobQueue(connection, bullQueues),
       },
       { provide: JobQueue, useExisting: BullMqJobQueue },
@@ -88,7 +88,7 @@ export class QueueModule implements OnApplicationBootstrap, BeforeApplicationShu
         BullModule.forRootAsync({
           // Set up without waiting for Redis or asking its version: a queue is used only once Redis answers
           // (`BullMqJobQueue.reachable()`), and the workers check the version on their own connections.
-          useFactory: (connection: IORedis) => ({
+          useFactory: (connection: RedisConnection) => ({
             connection,
             prefix: connections.prefix,
             skipWaitingForReady: true,

@@ -1,27 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import IORedis from 'ioredis';
+import { redisServer } from '../config/app-config';
+import { connectRedis, deleteKeys, type RedisConnection } from '../redis/redis-connection';
 import { COUNT_HIT_SCRIPT, MAX_HITS_PER_CALL, RedisRateLimitStorage } from './redis-rate-limit.storage';
 
 const WINDOW_MS = 60_000;
-/** Runs against the real Redis when REDIS_URL is set, under a key prefix of its own. */
-const describeWithRedis = process.env.REDIS_URL ? describe : describe.skip;
+/** Runs against the real Redis (REDIS_URL, or a cluster: REDIS_CLUSTER_NODES), under a key prefix of its own. */
+const server = redisServer(process.env);
+const describeWithRedis = server ? describe : describe.skip;
 // Skipped suites are listed only in verbose runs: say why this one did not run.
-if (!process.env.REDIS_URL)
-  process.stdout.write('skipped: RedisRateLimitStorage on Redis: needs REDIS_URL (a Redis server)\n');
+if (!server)
+  process.stdout.write(
+    'skipped: RedisRateLimitStorage on Redis: needs REDIS_URL or REDIS_CLUSTER_NODES (a Redis server)\n',
+  );
 
-describeWithRedis('RedisRateLimitStorage on Redis (REDIS_URL set)', () => {
+describeWithRedis('RedisRateLimitStorage on Redis (REDIS_URL or REDIS_CLUSTER_NODES set)', () => {
   const prefix = `os-unit-${randomBytes(4).toString('hex')}:rl:`;
-  let redis: IORedis;
+  let redis: RedisConnection;
   let storage: RedisRateLimitStorage;
 
   beforeAll(() => {
-    redis = new IORedis(process.env.REDIS_URL as string, { maxRetriesPerRequest: 1 });
+    // As RedisModule connects (auto-pipelining matters on a cluster only).
+    redis = connectRedis(server!, { maxRetriesPerRequest: 1, enableAutoPipelining: true });
     storage = new RedisRateLimitStorage(redis, prefix);
   });
   // Every key under the spec's prefix goes with it, whichever test made it.
   afterAll(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
+    await deleteKeys(redis, `${prefix}*`);
     redis.disconnect();
   });
 
@@ -153,6 +158,20 @@ describe('RedisRateLimitStorage without a live Redis', () => {
       Array.from({ length: MAX_HITS_PER_CALL + 1 }, (_, i) => storage.increment(`k${i}`, WINDOW_MS, 5)),
     );
     expect(evalsha.mock.calls.map((call) => call[1])).toEqual([MAX_HITS_PER_CALL, 1]);
+  });
+
+  it('on a Redis Cluster sends each count as a call of its own (keys of other slots cannot share one)', async () => {
+    const evalsha = jest
+      .fn()
+      .mockImplementation((_sha: string, n: number) => Promise.resolve(Array.from({ length: 2 * n }, () => 1)));
+    const cluster = { evalsha, isCluster: true } as unknown as IORedis;
+    const storage = new RedisRateLimitStorage(cluster, 'p:rl:');
+    await Promise.all(['a', 'b', 'a'].map((k) => storage.increment(`default:user:${k}`, WINDOW_MS, 5)));
+    expect(evalsha.mock.calls.map((call) => call.slice(1, 3))).toEqual([
+      [1, 'p:rl:default:user:a'],
+      [1, 'p:rl:default:user:b'],
+      [1, 'p:rl:default:user:a'],
+    ]);
   });
 
   it('rejects a reply that is not [count, milliseconds]', async () => {

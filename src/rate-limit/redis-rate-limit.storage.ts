@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ThrottlerStorage } from '@nestjs/throttler';
-import type IORedis from 'ioredis';
+import type { RedisConnection } from '../redis/redis-connection';
 import { RateLimitRecord, rateLimitRecord, windowEndMs } from './rate-limit-window';
 
 /**
@@ -43,13 +43,16 @@ interface PendingHit {
  * The counts asked for during one turn of the event loop go to Redis together, as one script call, sent
  * when the turn's I/O callbacks have run (`setImmediate`): under load, the requests that arrived together
  * cost one write and one read on the Redis socket instead of one each, and a lone request waits for
- * nothing. Each request still gets its own exact count.
+ * nothing. Each request still gets its own exact count. On a Redis Cluster a script may only use keys of one
+ * slot, and the counters of different clients are in different slots (that is how they spread over the
+ * masters): each count is its own script call there, and the client's auto-pipelining (RedisModule) sends the
+ * calls of one turn to each master in one write.
  */
 export class RedisRateLimitStorage implements ThrottlerStorage {
   private pending: PendingHit[] = [];
 
   constructor(
-    private readonly redis: IORedis,
+    private readonly redis: RedisConnection,
     private readonly keyPrefix: string,
     private readonly now: () => number = Date.now,
   ) {}
@@ -73,8 +76,9 @@ export class RedisRateLimitStorage implements ThrottlerStorage {
   private flush(): void {
     const pending = this.pending;
     this.pending = [];
-    for (let start = 0; start < pending.length; start += MAX_HITS_PER_CALL) {
-      void this.send(pending.slice(start, start + MAX_HITS_PER_CALL));
+    const perCall = this.redis.isCluster ? 1 : MAX_HITS_PER_CALL;
+    for (let start = 0; start < pending.length; start += perCall) {
+      void this.send(pending.slice(start, start + perCall));
     }
   }
 

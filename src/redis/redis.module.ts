@@ -1,11 +1,11 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import IORedis from 'ioredis';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { connectRedis, RedisConnection } from './redis-connection';
 
-/** The shared Redis client, or null when REDIS_URL is unset (single-process local runs). */
+/** The shared Redis client, or null when no Redis is configured (single-process local runs). */
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
-export type RedisClient = IORedis | null;
+export type RedisClient = RedisConnection | null;
 
 @Global()
 @Module({
@@ -13,19 +13,21 @@ export type RedisClient = IORedis | null;
     {
       provide: REDIS_CLIENT,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): RedisClient => {
-        if (!config.redis.url) return null;
-        const client = new IORedis(config.redis.url, {
-          // Fail fast while Redis is away (readiness turns 503) and reconnect by itself when it returns.
+      useFactory: ({ redis }: AppConfig): RedisClient => {
+        if (!redis.server) return null;
+        return connectRedis(redis.server, {
+          // Fail fast while Redis is away, or a master of a cluster is failing over (rate limits fail open,
+          // readiness reports it), and reconnect by itself when it returns.
           maxRetriesPerRequest: 1,
           enableOfflineQueue: false,
           connectTimeout: 2_000,
-          // A half-open connection must fail fast too (rate limits fail open, readiness reports it).
+          // A half-open connection must fail fast too.
           commandTimeout: 1_000,
           retryStrategy: (times) => Math.min(times * 200, 2_000),
+          // On a cluster the rate-limit counts go one key a call (keys of other slots cannot share a
+          // script): the calls of one turn of the event loop go to each node in one write.
+          enableAutoPipelining: 'clusterNodes' in redis.server,
         });
-        client.on('error', () => undefined);
-        return client;
       },
     },
   ],
