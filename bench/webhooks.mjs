@@ -145,7 +145,7 @@ async function events(count) {
      RETURNING event_id`,
     [count],
   );
-  processor.wake();
+  await processor.deliveriesDue();
   return rows.map((row) => row.event_id);
 }
 

@@ -10,7 +10,7 @@ import { DestinationPolicy } from './domain/destination-policy';
 import { MAX_OLD_SECRET_SECONDS, secretContext, type WebhookEndpoint } from './domain/webhook-endpoint';
 import { generateWebhookSecret } from './domain/webhook-secret';
 import { EndpointUpdate, WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository';
-import { checkWebhookDestination, type HostResolver } from './webhook-destinations';
+import { checkWebhookDestination, type HostResolver, WEBHOOK_HOST_RESOLVER } from './webhook-destinations';
 
 /** An endpoint with its new secret: the answer of a create or a rotation, the only ones that show it. */
 export interface EndpointWithSecret {
@@ -31,9 +31,6 @@ export interface EndpointPatch {
   eventTypes?: EventType[] | null;
   description?: string | null;
 }
-
-/** Resolves the names of webhook URLs at create and patch (the system's resolver; a test may play DNS). */
-export const WEBHOOK_HOST_RESOLVER = Symbol('WEBHOOK_HOST_RESOLVER');
 
 /**
  * Webhook endpoints (admin only: the controller's `@Roles`). Secrets are generated here, sealed with the

@@ -73,6 +73,8 @@ const UPDATE = write(
       SET url = $2, event_types = $3, description = $4,
           consecutive_failures = CASE WHEN status = 'DISABLED' AND $5 = 'ENABLED' THEN 0
                                       ELSE consecutive_failures END,
+          last_attempt_succeeded = CASE WHEN url <> $2 OR (status = 'DISABLED' AND $5 = 'ENABLED') THEN NULL
+                                        ELSE last_attempt_succeeded END,
           status = $5, disabled_reason = $6,
           version = version + 1, updated_at = clock_timestamp()
     WHERE webhook_endpoint_id = $1
@@ -149,7 +151,8 @@ export class WebhookEndpointsRepository {
 
   /**
    * Writes the fields and status; a new version. Enabling resets the failure count, so an endpoint enabled
-   * again gets ten more chances.
+   * again gets ten more chances; enabling it or changing its URL makes it unproven again (one delivery in
+   * flight until an attempt succeeds).
    */
   async update(tx: Tx, webhookEndpointId: string, update: EndpointUpdate): Promise<WebhookEndpoint> {
     const rows = await tx.rows<EndpointRow>(UPDATE, [
