@@ -132,7 +132,12 @@ export class WebhookSender {
         settle(
           answered ??
             (error instanceof RefusedAddressError
-              ? { result: 'URL_NOT_ALLOWED', detail: error.message }
+              ? {
+                  result: 'URL_NOT_ALLOWED',
+                  detail: error.message,
+                  host: error.host,
+                  addresses: error.addresses,
+                }
               : { result: 'CONNECTION_FAILED', detail: error.message }),
         );
       });
