@@ -70,6 +70,8 @@ export interface WebhookSettings {
   retryScheduleMs: number[];
   /** AES-256 key (32 bytes) of the stored webhook secrets. */
   secretKey: Buffer;
+  /** How many endpoints may exist at once, disabled ones included. */
+  endpointLimit: number;
 }
 
 /** Bounds on what a statement and a transaction of the service may hold, set for its sessions (src/database/session-limits.ts). */
@@ -403,6 +405,7 @@ export function loadConfig(
       allowedNetworks: webhookAllowedNetworks(env),
       retryScheduleMs: webhookRetrySchedule(env, eventRetentionDays),
       secretKey: webhookSecretKey(env, production, secret),
+      endpointLimit: int(env, 'WEBHOOK_ENDPOINT_LIMIT', 100, 1, 10_000),
     },
   };
 }
