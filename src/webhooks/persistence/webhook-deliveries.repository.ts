@@ -92,7 +92,8 @@ const DUE_AND_FREE = `d.status = 'PENDING' AND d.next_attempt_at <= now()
  * probes of failing ones (its slow slots). The endpoints are locked (`FOR NO KEY UPDATE SKIP LOCKED`: the
  * key-share locks of inserted deliveries are not blocked) so two workers never fill the same endpoint's cap
  * at once; an endpoint another worker is leasing from is skipped, not waited for. The attempt is counted
- * here, as it starts: one cut short by a dead worker still counts.
+ * here, as it starts: one cut short by a dead worker still counts. The picked rows are updated by their
+ * keys (`= ANY (ARRAY(…))`), so the update never scans the table.
  */
 const CLAIM = write(
   `WITH endpoints AS (
@@ -124,15 +125,18 @@ const CLAIM = write(
      (SELECT * FROM candidates WHERE NOT probe ORDER BY turn, next_attempt_at LIMIT $2)
      UNION ALL
      (SELECT * FROM candidates WHERE probe ORDER BY turn, next_attempt_at LIMIT $3)
+   ), claimed AS (
+     UPDATE webhook_deliveries d
+        SET claimed_until = clock_timestamp() + make_interval(secs => $4), claim_token = $1,
+            attempts = d.attempts + 1, last_attempt_at = clock_timestamp(), updated_at = clock_timestamp()
+      WHERE d.delivery_id = ANY (ARRAY(SELECT delivery_id FROM picked))
+     RETURNING d.delivery_id, d.webhook_endpoint_id, d.event_id, d.event_type, d.attempts, d.single_attempt,
+               d.created_at
    )
-   UPDATE webhook_deliveries d
-      SET claimed_until = clock_timestamp() + make_interval(secs => $4), claim_token = $1,
-          attempts = d.attempts + 1, last_attempt_at = clock_timestamp(), updated_at = clock_timestamp()
-     FROM picked
-    WHERE d.delivery_id = picked.delivery_id
-   RETURNING d.delivery_id, d.webhook_endpoint_id, d.event_id, d.event_type, picked.url, picked.secret_sealed,
-             picked.previous_secret_sealed, picked.previous_secret_expires_at, d.attempts, d.single_attempt,
-             picked.probe, d.created_at`,
+   SELECT c.delivery_id, c.webhook_endpoint_id, c.event_id, c.event_type, p.url, p.secret_sealed,
+          p.previous_secret_sealed, p.previous_secret_expires_at, c.attempts, c.single_attempt, p.probe,
+          c.created_at
+     FROM claimed c JOIN picked p USING (delivery_id)`,
   'webhook-deliveries.claim',
 );
 
