@@ -305,7 +305,8 @@ try {
     const healthy = await endpoint('/fair');
     await commitToReceipt(1, 1, 'warm-up');
     const silentEndpoints = [];
-    for (let i = 0; i < SILENT_ENDPOINTS; i++) silentEndpoints.push(await endpoint(`/silent/${i}`, silentUrl));
+    for (let i = 0; i < SILENT_ENDPOINTS; i++)
+      silentEndpoints.push(await endpoint(`/silent/${i}`, silentUrl));
     results.fairness = {
       silentEndpoints: SILENT_ENDPOINTS,
       ...(await commitToReceipt(FAIRNESS_RATE, FAIRNESS_SECONDS, 'fairness')),

@@ -292,7 +292,9 @@ describe('webhook endpoints', () => {
       const burst = await Promise.all(Array.from({ length: 5 }, () => createThere()));
       expect(burst.map((res) => res.statusCode).sort()).toEqual([201, 201, 409, 409, 409]);
       const refused = burst.find((res) => res.statusCode === 409)!;
-      expect(expectProblem(refused, 409, 'WEBHOOK_ENDPOINT_LIMIT_REACHED').detail).toContain(`не более ${limit}`);
+      expect(expectProblem(refused, 409, 'WEBHOOK_ENDPOINT_LIMIT_REACHED').detail).toContain(
+        `не более ${limit}`,
+      );
       expectProblem(await createThere({ 'accept-language': 'en' }), 409, 'WEBHOOK_ENDPOINT_LIMIT_REACHED', {
         detail: `At most ${limit} webhook endpoints may exist (disabled ones count): delete one before creating another.`,
       });

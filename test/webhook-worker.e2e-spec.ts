@@ -164,13 +164,11 @@ describeWithRedis('webhook delivery workers', () => {
     if (!holder) throw new Error('no worker holds the connection to the receiver');
     // The lease is short, and renewed while the attempt runs.
     const lease = async () => {
-      const [row] = await t.app
-        .get(DataSource)
-        .query<Array<{ ends_in_ms: number; claimed_until: Date }>>(
-          `SELECT (extract(epoch FROM claimed_until - now()) * 1000)::float8 AS ends_in_ms, claimed_until
+      const [row] = await t.app.get(DataSource).query<Array<{ ends_in_ms: number; claimed_until: Date }>>(
+        `SELECT (extract(epoch FROM claimed_until - now()) * 1000)::float8 AS ends_in_ms, claimed_until
              FROM webhook_deliveries WHERE webhook_endpoint_id = $1`,
-          [endpoint.webhookEndpointId],
-        );
+        [endpoint.webhookEndpointId],
+      );
       return row;
     };
     const first = await lease();
@@ -237,7 +235,10 @@ describeWithRedis('webhook delivery workers', () => {
     await recordEvent(t, 'ORDER_REFUNDED');
 
     const [failed] = await until('the delivery to fail', async () => {
-      const deliveries = await deliveriesOf(admin, `webhookEndpointId=${created.webhookEndpointId}&status=FAILED`);
+      const deliveries = await deliveriesOf(
+        admin,
+        `webhookEndpointId=${created.webhookEndpointId}&status=FAILED`,
+      );
       return deliveries.length > 0 ? deliveries : undefined;
     });
     expect(failed).toMatchObject({ lastError: 'URL_NOT_ALLOWED', attempts: 1 });

@@ -246,7 +246,11 @@ export class WebhookDeliveryProcessor
 
   /** Takes a slot for the attempt: a slow one for a probe, else a regular one until it becomes slow. */
   private hold(delivery: ClaimedDelivery): void {
-    const held: HeldAttempt = { deliveryId: delivery.deliveryId, claimToken: delivery.claimToken, slow: false };
+    const held: HeldAttempt = {
+      deliveryId: delivery.deliveryId,
+      claimToken: delivery.claimToken,
+      slow: false,
+    };
     this.held.set(delivery.deliveryId, held);
     if (delivery.probe) {
       held.slow = true;
