@@ -1,17 +1,22 @@
 // npm run bench:webhooks — webhook delivery by one `worker` process (node dist/src/worker.js) to a local
 // receiver, while an `api` app in this process takes the order changes, on PostgreSQL (BENCH_DATABASE_URL or
 // DATABASE_URL) and Redis (REDIS_URL; the queue wakes the worker; its keys are removed afterwards).
-// Deliveries are created as every event's are, by the trigger on `events`. Three measures:
-//   1. throughput: 3,000 events recorded in one statement, delivered to two endpoints (each capped at 10 in
-//      flight): the rate at which the 6,000 deliveries are received;
+// Deliveries are created as every event's are, by the trigger on `events`. Four measures:
+//   1. throughput: 3,000 events recorded in one statement, delivered to two endpoints: the rate at which
+//      the 6,000 deliveries are received;
 //   2. latency: 100 order changes a second (PATCH of an order's note) for 20 s, from each answer (its commit)
 //      to the receipt of its ORDER_UPDATED (p50, p95, p99);
 //   3. backlog: 10,000 deliveries attempted while the receiver answers 503, then the receiver comes back: the
-//      time from the first success to the last delivery.
-// Goals: ≥ 300 deliveries/s, p95 ≤ 500 ms, the backlog drained in ≤ 60 s. The receiver runs in this process.
+//      time from the first success to the last delivery;
+//   4. fairness: the latency measure at 20 changes a second while 50 more endpoints subscribed to the same
+//      events never answer (their server accepts the connection and stays silent): the healthy endpoint's
+//      commit-to-receipt.
+// Goals: ≥ 300 deliveries/s, p95 ≤ 500 ms, the backlog drained in ≤ 60 s, p95 ≤ 1 s beside the silent
+// endpoints. The receivers run in this process. BENCH_CASES (comma-separated) runs some of the cases only.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +46,10 @@ const THROUGHPUT_DELIVERIES = Number(process.env.BENCH_THROUGHPUT ?? 6_000);
 const LATENCY_RATE = 100;
 const LATENCY_SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 20);
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 10_000);
+const FAIRNESS_RATE = 20;
+const FAIRNESS_SECONDS = Number(process.env.BENCH_FAIRNESS_SECONDS ?? 20);
+const SILENT_ENDPOINTS = Number(process.env.BENCH_SILENT_ENDPOINTS ?? 50);
+const CASES = new Set((process.env.BENCH_CASES ?? 'throughput,latency,backlog,fairness').split(','));
 
 async function freshDatabase() {
   const url = new URL(SERVER_URL);
@@ -97,6 +106,16 @@ receiver.keepAliveTimeout = 60_000;
 await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const receiverUrl = `http://127.0.0.1:${receiver.address().port}`;
 
+// The silent receiver: accepts every connection and never answers.
+const silentSockets = new Set();
+const silent = net.createServer((socket) => {
+  silentSockets.add(socket);
+  socket.on('close', () => silentSockets.delete(socket));
+  socket.on('error', () => undefined);
+});
+await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve));
+const silentUrl = `http://127.0.0.1:${silent.address().port}`;
+
 const url = await freshDatabase();
 const env = {
   ...process.env,
@@ -124,61 +143,28 @@ await new Promise((resolve) => setTimeout(resolve, 5000));
 if (worker.exitCode !== null) throw new Error('the worker did not start');
 const dataSource = app.get(DataSource);
 
-async function endpoint(pathName) {
+async function endpoint(pathName, origin = receiverUrl) {
   const res = await fetch(`${base}/api/v1/webhook-endpoints`, {
     method: 'POST',
     headers: { authorization: admin, 'content-type': 'application/json' },
-    body: JSON.stringify({ url: `${receiverUrl}${pathName}`, eventTypes: ['ORDER_UPDATED'] }),
+    body: JSON.stringify({ url: `${origin}${pathName}`, eventTypes: ['ORDER_UPDATED'] }),
   });
   if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${await res.text()}`);
   return res.json();
 }
 
-/**
- * `count` events recorded in one statement (as a batch of orders records them), committed; their ids. The
- * trigger on `events` creates their deliveries; the processor is woken as the recorder's listeners wake it.
- */
-async function events(count) {
-  const rows = await dataSource.query(
-    `INSERT INTO events (type, order_id, data)
-     SELECT 'ORDER_UPDATED', gen_random_uuid(), '{"bench":true}'::jsonb FROM generate_series(1, $1)
-     RETURNING event_id`,
-    [count],
-  );
-  processor.wake();
-  return rows.map((row) => row.event_id);
+async function removeEndpoint(e) {
+  await fetch(`${base}/api/v1/webhook-endpoints/${e.webhookEndpointId}`, {
+    method: 'DELETE',
+    headers: { authorization: admin },
+  });
 }
 
-const results = {};
-try {
-  // 1. Throughput, to two endpoints (each event goes to both).
-  const endpoints = [await endpoint('/a'), await endpoint('/b')];
-  const count = THROUGHPUT_DELIVERIES / endpoints.length;
-  // Recorded in one statement: they all become due at its commit, so the rate is the delivery's alone.
-  received.clear();
-  accepted = 0;
-  const started = performance.now();
-  await events(count);
-  const total = count * endpoints.length;
-  await until('the throughput deliveries', () => accepted >= total, 120_000);
-  const seconds = (performance.now() - started) / 1000;
-  results.throughput = {
-    deliveries: total,
-    seconds: +seconds.toFixed(2),
-    perSecond: Math.round(total / seconds),
-  };
-  console.log('throughput', results.throughput);
-  for (const e of endpoints) {
-    await fetch(`${base}/api/v1/webhook-endpoints/${e.webhookEndpointId}`, {
-      method: 'DELETE',
-      headers: { authorization: admin },
-    });
-  }
-
-  // 2. Latency from commit to receipt at 100 order changes a second, one endpoint.
-  await endpoint('/latency');
-  const customer = `Bearer ${await signAccessToken(SECRET, { sub: randomUUID(), roles: ['CUSTOMER'], ttlSeconds: 7200 })}`;
-  // Orders enough that the changes hardly ever wait for one another's row lock.
+const customer = `Bearer ${await signAccessToken(SECRET, { sub: randomUUID(), roles: ['CUSTOMER'], ttlSeconds: 7200 })}`;
+let orders;
+/** 200 orders, so the changes hardly ever wait for one another's row lock (made once). */
+async function ordersToChange() {
+  if (orders) return orders;
   const createOrder = async () => {
     const res = await fetch(`${base}/api/v1/orders`, {
       method: 'POST',
@@ -192,74 +178,153 @@ try {
     if (res.status !== 201) throw new Error(`order: ${res.status} ${await res.text()}`);
     return (await res.json()).orderId;
   };
-  const orders = [];
+  orders = [];
   for (let i = 0; i < 20; i++) orders.push(...(await Promise.all(Array.from({ length: 10 }, createOrder))));
-  received.clear();
+  return orders;
+}
+
+/**
+ * `rate` order changes a second for `seconds`: the time from each answer (its commit) to the receipt of its
+ * ORDER_UPDATED by the receiver, in ms (p50, p95, p99, max), and the changes the API refused.
+ */
+async function commitToReceipt(rate, seconds, label) {
+  const targets = await ordersToChange();
+  notes.clear();
   const changes = [];
-  const tick = 1000 / LATENCY_RATE;
+  const tick = 1000 / rate;
   const t0 = performance.now();
-  for (let i = 0; i < LATENCY_RATE * LATENCY_SECONDS; i++) {
+  for (let i = 0; i < rate * seconds; i++) {
     const due = t0 + i * tick;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const note = `${label} ${i}`;
     changes.push(
-      fetch(`${base}/api/v1/orders/${orders[i % orders.length]}`, {
+      fetch(`${base}/api/v1/orders/${targets[i % targets.length]}`, {
         method: 'PATCH',
         headers: { authorization: customer, 'content-type': 'application/merge-patch+json' },
-        body: JSON.stringify({ note: `change ${i}` }),
+        body: JSON.stringify({ note }),
       }).then(async (res) => {
         const committedAt = performance.now();
         // A change the API refused (503 when PostgreSQL is saturated) records no event: counted, not timed.
         if (res.status !== 200) return { refused: res.status };
-        return { note: `change ${i}`, committedAt };
+        return { note, committedAt };
       }),
     );
   }
   const answered = await Promise.all(changes);
   const committed = answered.filter((c) => c.note);
-  const refused = answered.length - committed.length;
-  const byNote = new Map();
-  await until('the latency deliveries', () => notes.size >= committed.length, 60_000);
-  for (const [note, at] of notes) byNote.set(note, at);
-  const latencies = committed.map((c) => byNote.get(c.note) - c.committedAt);
-  results.latency = {
+  await until(`the ${label} deliveries`, () => committed.every((c) => notes.has(c.note)), 60_000);
+  const latencies = committed.map((c) => notes.get(c.note) - c.committedAt);
+  return {
     changes: committed.length,
-    refused,
+    refused: answered.length - committed.length,
     p50: Math.round(percentile(latencies, 50)),
     p95: Math.round(percentile(latencies, 95)),
     p99: Math.round(percentile(latencies, 99)),
     max: Math.round(Math.max(...latencies)),
   };
-  console.log('latency ms', results.latency);
+}
 
-  // 3. A backlog after a receiver outage.
-  down = true;
-  received.clear();
-  const backlog = await events(BACKLOG);
-  // Once every delivery has failed once (each waits for its retry, 5 s by the default schedule), the
-  // receiver comes back; the first retry that succeeds makes the endpoint's other deliveries due at once.
-  for (;;) {
-    const [{ untried }] = await dataSource.query(
-      "SELECT count(*)::int AS untried FROM webhook_deliveries WHERE status = 'PENDING' AND attempts = 0",
-    );
-    if (untried === 0) break;
-    await new Promise((r) => setTimeout(r, 100));
+/**
+ * `count` events recorded in one statement (as a batch of orders records them), committed; their ids. The
+ * trigger on `events` creates their deliveries; the processor is woken as the recorder's listeners wake it.
+ */
+async function events(count) {
+  const rows = await dataSource.query(
+    `INSERT INTO events (type, order_id, data)
+     SELECT 'ORDER_UPDATED', gen_random_uuid(), '{"bench":true}'::jsonb FROM generate_series(1, $1)
+     RETURNING event_id`,
+    [count],
+  );
+  await processor.deliveriesDue();
+  return rows.map((row) => row.event_id);
+}
+
+const results = {};
+try {
+  if (CASES.has('throughput')) {
+    // 1. Throughput, to two endpoints (each event goes to both).
+    const endpoints = [await endpoint('/a'), await endpoint('/b')];
+    const count = THROUGHPUT_DELIVERIES / endpoints.length;
+    // Recorded in one statement: they all become due at its commit, so the rate is the delivery's alone.
+    received.clear();
+    accepted = 0;
+    const started = performance.now();
+    await events(count);
+    const total = count * endpoints.length;
+    await until('the throughput deliveries', () => accepted >= total, 120_000);
+    const seconds = (performance.now() - started) / 1000;
+    results.throughput = {
+      deliveries: total,
+      seconds: +seconds.toFixed(2),
+      perSecond: Math.round(total / seconds),
+    };
+    console.log('throughput', results.throughput);
+    for (const e of endpoints) await removeEndpoint(e);
   }
-  firstSuccessAt = undefined;
-  down = false;
-  await until('the backlog', () => backlog.every((id) => received.has(id)), 180_000);
-  const last = Math.max(...backlog.map((id) => received.get(id)));
-  results.backlog = {
-    deliveries: backlog.length,
-    drainSeconds: +((last - firstSuccessAt) / 1000).toFixed(2),
-  };
-  console.log('backlog', results.backlog);
+
+  if (CASES.has('latency') || CASES.has('backlog')) {
+    // 2. Latency from commit to receipt at 100 order changes a second, one endpoint.
+    const latencyEndpoint = await endpoint('/latency');
+    if (CASES.has('latency')) {
+      results.latency = await commitToReceipt(LATENCY_RATE, LATENCY_SECONDS, 'latency');
+      console.log('latency ms', results.latency);
+    }
+
+    if (CASES.has('backlog')) {
+      // 3. A backlog after a receiver outage.
+      down = true;
+      received.clear();
+      const backlog = await events(BACKLOG);
+      // Once every delivery has failed once (each waits for its retry, 5 s by the default schedule), the
+      // receiver comes back; the first retry that succeeds makes the endpoint's other deliveries due at once.
+      for (;;) {
+        const [{ untried }] = await dataSource.query(
+          "SELECT count(*)::int AS untried FROM webhook_deliveries WHERE status = 'PENDING' AND attempts = 0",
+        );
+        if (untried === 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      firstSuccessAt = undefined;
+      down = false;
+      await until('the backlog', () => backlog.every((id) => received.has(id)), 180_000);
+      const last = Math.max(...backlog.map((id) => received.get(id)));
+      results.backlog = {
+        deliveries: backlog.length,
+        drainSeconds: +((last - firstSuccessAt) / 1000).toFixed(2),
+      };
+      console.log('backlog', results.backlog);
+    }
+    await removeEndpoint(latencyEndpoint);
+  }
+
+  if (CASES.has('fairness')) {
+    // 4. One healthy endpoint beside silent ones. The healthy one is proven by a first delivery (an unproven
+    // endpoint gets one delivery at a time); the silent ones are new: each holds a connection until its
+    // attempt times out, then gets one probe at a time while its other deliveries wait.
+    const healthy = await endpoint('/fair');
+    await commitToReceipt(1, 1, 'warm-up');
+    const silentEndpoints = [];
+    for (let i = 0; i < SILENT_ENDPOINTS; i++)
+      silentEndpoints.push(await endpoint(`/silent/${i}`, silentUrl));
+    results.fairness = {
+      silentEndpoints: SILENT_ENDPOINTS,
+      ...(await commitToReceipt(FAIRNESS_RATE, FAIRNESS_SECONDS, 'fairness')),
+      silentConnectionsOpen: silentSockets.size,
+    };
+    console.log('fairness ms', results.fairness);
+    for (const e of [healthy, ...silentEndpoints]) await removeEndpoint(e);
+  }
 
   const goals = [
-    ['≥ 300 deliveries/s', results.throughput.perSecond >= 300],
-    ['p95 ≤ 500 ms from commit to receipt', results.latency.p95 <= 500],
-    ['10,000 pending drained in ≤ 60 s', results.backlog.drainSeconds <= 60],
-  ];
+    results.throughput && ['≥ 300 deliveries/s', results.throughput.perSecond >= 300],
+    results.latency && ['p95 ≤ 500 ms from commit to receipt', results.latency.p95 <= 500],
+    results.backlog && ['10,000 pending drained in ≤ 60 s', results.backlog.drainSeconds <= 60],
+    results.fairness && [
+      `p95 ≤ 1 s from commit to receipt beside ${SILENT_ENDPOINTS} silent endpoints`,
+      results.fairness.p95 <= 1000,
+    ],
+  ].filter(Boolean);
   for (const [goal, met] of goals) console.log(`${met ? 'met' : 'MISSED'}: ${goal}`);
   process.exitCode = goals.every(([, met]) => met) ? 0 : 1;
 } finally {
@@ -276,5 +341,7 @@ try {
   await redis.quit();
   receiver.closeAllConnections();
   receiver.close();
+  for (const socket of silentSockets) socket.destroy();
+  silent.close();
   await dropDatabase();
 }

@@ -15,6 +15,7 @@ import { Events1763800016000 } from './1763800016000-events';
 import { EventsNumberedInSharedMode1763800016100 } from './1763800016100-events-numbered-in-shared-mode';
 import { Webhooks1763800017000 } from './1763800017000-webhooks';
 import { WebhookFanOut1763800017100 } from './1763800017100-webhook-fan-out';
+import { WebhookDeliveryFairness1763800017200 } from './1763800017200-webhook-delivery-fairness';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
 export const migrations: Array<new () => MigrationInterface> = [
@@ -34,4 +35,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   EventsNumberedInSharedMode1763800016100,
   Webhooks1763800017000,
   WebhookFanOut1763800017100,
+  WebhookDeliveryFairness1763800017200,
 ];

@@ -8,7 +8,8 @@ import { bootTestApp, TestApp } from './support/test-app';
 /**
  * Webhook endpoints over HTTP with the production destination policy (no private URLs): CRUD, the actions,
  * secrets shown only by create and rotate (and stored sealed, also in a stored idempotent answer), the
- * server-side request forgery check at create and patch, If-Match, and admin-only access. Literal public
+ * server-side request forgery check at create and patch, If-Match, the limit of endpoints, and admin-only
+ * access. Literal public
  * addresses stand for receivers here: nothing is delivered (no event is recorded by these tests).
  */
 const ENDPOINTS = '/api/v1/webhook-endpoints';
@@ -264,6 +265,48 @@ describe('webhook endpoints', () => {
       404,
       'WEBHOOK_DELIVERY_NOT_FOUND',
     );
+  });
+
+  it('at most WEBHOOK_ENDPOINT_LIMIT endpoints, disabled ones counted; concurrent creates never pass it', async () => {
+    // An app of its own whose limit leaves three places beside the endpoints that exist now.
+    const [{ existing }] = await dataSource.query<Array<{ existing: number }>>(
+      'SELECT count(*)::int AS existing FROM webhook_endpoints',
+    );
+    const limit = existing + 3;
+    const limited = await bootTestApp({
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'false',
+      WEBHOOK_ALLOWED_NETWORKS: '',
+      WEBHOOK_ENDPOINT_LIMIT: String(limit),
+    });
+    try {
+      const limitedAdmin = await adminClient(limited);
+      const createThere = async (headers: Record<string, string> = {}) => {
+        const res = await limitedAdmin('POST', ENDPOINTS, { body: { url: PUBLIC_URL }, headers });
+        if (res.statusCode === 201) created.push(res.json<Endpoint>().webhookEndpointId);
+        return res;
+      };
+      const disabled = bodyWithStatus<Endpoint>(await createThere(), 201, 'create');
+      await limitedAdmin('POST', `${ENDPOINTS}/${disabled.webhookEndpointId}/disable`);
+
+      // Five at once for the two places left: two are created, three refused.
+      const burst = await Promise.all(Array.from({ length: 5 }, () => createThere()));
+      expect(burst.map((res) => res.statusCode).sort()).toEqual([201, 201, 409, 409, 409]);
+      const refused = burst.find((res) => res.statusCode === 409)!;
+      expect(expectProblem(refused, 409, 'WEBHOOK_ENDPOINT_LIMIT_REACHED').detail).toContain(
+        `не более ${limit}`,
+      );
+      expectProblem(await createThere({ 'accept-language': 'en' }), 409, 'WEBHOOK_ENDPOINT_LIMIT_REACHED', {
+        detail: `At most ${limit} webhook endpoints may exist (disabled ones count): delete one before creating another.`,
+      });
+
+      // A delete frees a place.
+      const removed = await limitedAdmin('DELETE', `${ENDPOINTS}/${disabled.webhookEndpointId}`);
+      expect(removed.statusCode).toBe(204);
+      expect((await createThere()).statusCode).toBe(201);
+      expect((await createThere()).statusCode).toBe(409);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('a customer gets 403 ACCESS_DENIED on every webhook route', async () => {

@@ -350,6 +350,8 @@ describe('the destination policy at connect time', () => {
     expect(outcome).toEqual({
       result: 'URL_NOT_ALLOWED',
       detail: '127.0.0.1 is a loopback address (127.0.0.0/8)',
+      host: '127.0.0.1',
+      addresses: ['127.0.0.1'],
     });
     expect(target.connections).toBe(0);
     expect(stepAfterAttempt(outcome, 1, [5000])).toEqual({
@@ -366,9 +368,14 @@ describe('the destination policy at connect time', () => {
     expect(await send.send(message(target.url('/hook', 'receiver.test')))).toEqual({
       result: 'URL_NOT_ALLOWED',
       detail: 'receiver.test: 127.0.0.1 is a loopback address (127.0.0.0/8)',
+      host: 'receiver.test',
+      addresses: [LOOPBACK.address],
     });
+    // Every address the name resolved to, for the refusal's log line.
     expect(await send.send(message(target.url('/hook', 'mixed.test')))).toMatchObject({
       result: 'URL_NOT_ALLOWED',
+      host: 'mixed.test',
+      addresses: [PUBLIC.address, LOOPBACK.address],
     });
     expect(resolveHost.lookups).toEqual(['receiver.test', 'mixed.test']);
     expect(target.connections).toBe(0);
@@ -394,6 +401,8 @@ describe('the destination policy at connect time', () => {
     expect(await sender({ policy: strict, resolveHost: rebinding }).send(message(url))).toEqual({
       result: 'URL_NOT_ALLOWED',
       detail: 'rebind.test: 127.0.0.1 is a loopback address (127.0.0.0/8)',
+      host: 'rebind.test',
+      addresses: [LOOPBACK.address],
     });
     expect(target.connections).toBe(0);
   });

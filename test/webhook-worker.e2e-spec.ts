@@ -1,10 +1,14 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { lookup } from 'node:dns/promises';
 import * as http from 'node:http';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { DataSource } from 'typeorm';
+import { DestinationPolicy } from '../src/webhooks/domain/destination-policy';
+import { LEASE_MS } from '../src/webhooks/webhook-delivery.processor';
 import { adminClient } from './support/callers';
 import { ApiClient } from './support/http-client';
-import { freePort } from './support/net';
+import { freePort, ownerOfConnection } from './support/net';
 import { bootTestApp, TestApp } from './support/test-app';
 import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
 import { createEndpoint, deliveriesOf, recordEvent, until, WebhookEndpointBody } from './support/webhooks';
@@ -12,10 +16,11 @@ import { privateRedis } from './support/redis';
 
 /**
  * Deliveries survive the failures of their carriers: a worker process killed (SIGKILL) in the middle of an
- * attempt, and an outage of Redis. An `api`-role app records the events; a `worker`-role process of its
- * own (`node dist/src/worker.js`) sends them; both use a Redis server of this test's own, which it stops.
- * PostgreSQL is the record, so nothing is lost: the killed attempt is made again by the next worker with
- * the same `webhook-id` once its lease runs out, and deliveries go out while Redis is away.
+ * attempt, and an outage of Redis. An `api`-role app records the events; `worker`-role processes of their
+ * own (`node dist/src/worker.js`) send them; all use a Redis server of this test's own, which it stops.
+ * PostgreSQL is the record, so nothing is lost: the killed attempt is made again by the other worker with
+ * the same `webhook-id` once its short lease runs out, and deliveries go out while Redis is away. A worker's
+ * log is read for the warning of a destination refused at connect time.
  */
 const ROOT = path.resolve(__dirname, '..');
 const redisServer = (() => {
@@ -64,7 +69,7 @@ describeWithRedis('webhook delivery workers', () => {
     await exited(stopping);
   }
 
-  async function startWorker(): Promise<WorkerProcess> {
+  async function startWorker(env: Record<string, string> = {}): Promise<WorkerProcess> {
     const port = await freePort();
     const child = spawn(process.execPath, ['dist/src/worker.js'], {
       cwd: ROOT,
@@ -76,6 +81,7 @@ describeWithRedis('webhook delivery workers', () => {
         ...privateRedis(redisPort),
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         LOG_LEVEL: 'warn',
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -134,30 +140,60 @@ describeWithRedis('webhook delivery workers', () => {
     });
   }
 
-  it('a worker killed mid-delivery: the next worker sends it again with the same webhook-id', async () => {
+  it('two workers: a delivery held by one that is killed (SIGKILL) is sent again by the other; both attempts counted', async () => {
     let holding = true;
     const held: http.ServerResponse[] = [];
+    const arrivedAt: number[] = [];
     const receiver = await WebhookReceiver.start({
-      answer: (_, response) => (holding ? held.push(response) : response.writeHead(204).end()),
+      answer: (_, response) => {
+        arrivedAt.push(performance.now());
+        if (holding) held.push(response);
+        else response.writeHead(204).end();
+      },
     });
     receivers.push(receiver);
     const endpoint = await endpointFor(receiver, 'TASK_FAILED');
-    const first = await startWorker();
+    const running = [await startWorker(), await startWorker()];
     const eventId = await recordEvent(t, 'TASK_FAILED');
 
     await until('the attempt to reach the receiver', () => (held.length === 1 ? true : undefined));
-    first.child.kill('SIGKILL');
-    await exited(first.child);
+    const pid = ownerOfConnection(
+      receiver.requests[0].remotePort,
+      running.map((w) => w.child.pid ?? 0),
+    );
+    const holder = running.find((w) => w.child.pid === pid);
+    if (!holder) throw new Error('no worker holds the connection to the receiver');
+    // The lease is short, and renewed while the attempt runs.
+    const lease = async () => {
+      const [row] = await t.app.get(DataSource).query<Array<{ ends_in_ms: number; claimed_until: Date }>>(
+        `SELECT (extract(epoch FROM claimed_until - now()) * 1000)::float8 AS ends_in_ms, claimed_until
+             FROM webhook_deliveries WHERE webhook_endpoint_id = $1`,
+        [endpoint.webhookEndpointId],
+      );
+      return row;
+    };
+    const first = await lease();
+    expect(first.ends_in_ms).toBeLessThanOrEqual(LEASE_MS);
+    await until('the lease to be renewed', async () =>
+      (await lease()).claimed_until > first.claimed_until ? true : undefined,
+    );
+    expect(receiver.requests).toHaveLength(1);
+
     holding = false;
+    const killedAt = performance.now();
+    holder.child.kill('SIGKILL');
+    await exited(holder.child);
     for (const response of held.splice(0)) response.destroy();
 
-    await startWorker();
-    // The killed attempt's lease runs out (the attempt's time limit and a margin), then it is sent again.
     await succeeded(endpoint.webhookEndpointId, [eventId]);
+    process.stdout.write(
+      `webhook-worker: from the kill to the second request ${Math.round(arrivedAt[1] - killedAt)} ms\n`,
+    );
     expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId]);
     for (const request of receiver.requests) verifyWebhook(endpoint.secret, request);
     const [delivery] = await deliveriesOf(admin, `webhookEndpointId=${endpoint.webhookEndpointId}`);
-    expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempts: 1 });
+    // The attempt cut short by the kill counts: the receiver saw two requests.
+    expect(delivery).toMatchObject({ status: 'SUCCEEDED', attempts: 2 });
   });
 
   it('a Redis outage loses nothing: deliveries recorded while it is down go out', async () => {
@@ -178,5 +214,53 @@ describeWithRedis('webhook delivery workers', () => {
     await succeeded(endpoint.webhookEndpointId, [after]);
     const ids = receiver.requests.map((r) => String(r.headers['webhook-id']));
     expect(new Set(ids)).toEqual(new Set([before, ...during, after]));
+  });
+
+  it('a delivery refused at connect time logs one warning: the endpoint, the host name, its addresses', async () => {
+    // The machine's own name resolves to an address of this host, which the default policy refuses.
+    const host = os.hostname();
+    const addresses = (await lookup(host, { all: true })).map((a) => a.address);
+    const strict = new DestinationPolicy({ allowPrivateUrls: false, allowedNetworks: [] });
+    expect(addresses.some((address) => !strict.checkAddress(address).allowed)).toBe(true);
+    for (const worker of workers) {
+      if (worker.child.exitCode === null && worker.child.signalCode === null) {
+        worker.child.kill('SIGKILL');
+        await exited(worker.child);
+      }
+    }
+    const worker = await startWorker({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false' });
+    // Accepted by the api app (private URLs allowed there), as an endpoint saved before its name changed.
+    const url = `https://${host}:${await freePort()}/hooks/token-in-the-path`;
+    const created = await createEndpoint(admin, { url, eventTypes: ['ORDER_REFUNDED'] });
+    endpoints.push(created.webhookEndpointId);
+    await recordEvent(t, 'ORDER_REFUNDED');
+
+    const [failed] = await until('the delivery to fail', async () => {
+      const deliveries = await deliveriesOf(
+        admin,
+        `webhookEndpointId=${created.webhookEndpointId}&status=FAILED`,
+      );
+      return deliveries.length > 0 ? deliveries : undefined;
+    });
+    expect(failed).toMatchObject({ lastError: 'URL_NOT_ALLOWED', attempts: 1 });
+    const refusals = await until('the warning', () => {
+      const lines = worker
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.msg === 'webhook attempt refused: destination not allowed');
+      return lines.length > 0 ? lines : undefined;
+    });
+    expect(refusals).toEqual([
+      expect.objectContaining({
+        level: 40,
+        webhookEndpointId: created.webhookEndpointId,
+        deliveryId: failed.deliveryId,
+        host,
+        addresses,
+      }),
+    ]);
+    expect(worker.output()).not.toContain('token-in-the-path');
   });
 });

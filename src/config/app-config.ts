@@ -79,6 +79,8 @@ export interface WebhookSettings {
   retryScheduleMs: number[];
   /** AES-256 key (32 bytes) of the stored webhook secrets. */
   secretKey: Buffer;
+  /** How many endpoints may exist at once, disabled ones included. */
+  endpointLimit: number;
 }
 
 /** Read replicas (src/database/replicas.ts): streaming standbys of the primary that serve lists and searches. */
@@ -472,6 +474,7 @@ export function loadConfig(
       allowedNetworks: webhookAllowedNetworks(env),
       retryScheduleMs: webhookRetrySchedule(env, eventRetentionDays),
       secretKey: webhookSecretKey(env, production, secret),
+      endpointLimit: int(env, 'WEBHOOK_ENDPOINT_LIMIT', 100, 1, 10_000),
     },
   };
 }

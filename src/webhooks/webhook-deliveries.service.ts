@@ -60,7 +60,7 @@ export class WebhookDeliveriesService {
       }
       return this.deliveries.retryNow(tx, deliveryId);
     });
-    await this.transactions.afterCommit(() => this.processor.wake());
+    await this.processor.deliveriesDue();
     return delivery;
   }
 }

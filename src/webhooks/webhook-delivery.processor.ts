@@ -24,46 +24,69 @@ import {
   ClaimedDelivery,
   WebhookDeliveriesRepository,
 } from './persistence/webhook-deliveries.repository';
+import { type HostResolver, WEBHOOK_HOST_RESOLVER } from './webhook-destinations';
 import { WEBHOOK_RESPONSE_TIMEOUT_MS, WebhookSender } from './webhook-sender';
 
 export const WEBHOOK_QUEUE = 'webhook-deliveries';
 
 /** Scheduled jobs of the delivery queue and how often each runs. */
 export const WEBHOOK_JOBS = {
-  /** Catches every due delivery no wake-up reached (a wake lost with Redis, a lease of a dead worker). */
-  sweep: 5_000,
   /** Ended deliveries past the retention of events. */
   retention: 3_600_000,
 } as const;
 
-/** Attempts in flight in one process at most (each endpoint has its own, smaller, cap across processes). */
-const MAX_IN_FLIGHT = 100;
 /**
- * How long a worker holds a delivery it is sending: the attempt's time limit and a margin to record it. A
- * worker that dies mid-attempt lets the lease run out, and the delivery is sent again (same `webhook-id`).
+ * A process's slots for attempts: regular ones, for endpoints not failing, and slow ones, for probes of
+ * failing endpoints and for any attempt that has outlasted SLOW_ATTEMPT_MS. An attempt moves from a regular
+ * slot to a slow one when it becomes slow, so receivers that stop answering can never hold every slot: the
+ * regular ones are free again within SLOW_ATTEMPT_MS (docs/decisions/0149-fair-webhook-delivery.md).
  */
-export const LEASE_MS = WEBHOOK_RESPONSE_TIMEOUT_MS + 5_000;
+const REGULAR_SLOTS = 100;
+const SLOW_SLOTS = 100;
+const SLOW_ATTEMPT_MS = 1_000;
+/**
+ * How long a worker holds a delivery it is sending; it renews the lease every LEASE_RENEWAL_MS while the
+ * attempt runs. A worker that dies stops renewing, and another claims the delivery once the lease has run
+ * out (same `webhook-id`): within LEASE_MS and a safety poll's interval of the death.
+ */
+export const LEASE_MS = 3_000;
+const LEASE_RENEWAL_MS = 1_000;
+/**
+ * Each sending process looks for due deliveries this often besides being woken: what no wake reached (a
+ * retry coming due, a lease of a dead worker running out, a wake lost with Redis) goes out within it.
+ */
+export const SAFETY_POLL_MS = 1_000;
 /**
  * Statements the processor runs at once at most (recording attempts): it shares the process's connection
  * pool with the API, which must never wait behind a burst of deliveries.
  */
 const MAX_STATEMENTS = 5;
-/** After a failed claim (PostgreSQL away), the next try. */
-const BACKOFF_MS = 1_000;
 const RETENTION_BATCH = 1_000;
 /** A wake-up looks this long after it is asked for, with every wake-up asked for meanwhile. */
 const WAKE_AFTER_MS = 10;
 
+/** An attempt under way in this process: its lease, and which slot it holds. */
+interface HeldAttempt {
+  readonly deliveryId: string;
+  readonly claimToken: string;
+  slow: boolean;
+  becomesSlow?: NodeJS.Timeout;
+}
+
 /**
  * Sends webhook deliveries, at least once, in the `worker` and `all` roles. PostgreSQL is the record of
- * what is due; the queue only wakes workers ("wake" after an event's transaction commits, "sweep" on a
- * schedule, and each reconnection to Redis), so an outage of Redis or a killed worker delays deliveries and
- * loses none. A woken worker claims due deliveries (webhook-deliveries.repository.ts: leased rows, a cap per
- * endpoint) until none is left or its slots are full, sends each with the WebhookSender, records the
- * outcome, and sets a timer for the next due time. Each finished attempt frees a slot and claims again.
- * Each of its writes (a claim, an attempt's record, a retention batch) is a transaction of its own committed
- * at once (`runAlone`): a lease must hold from its claim on, and the processor, part of no request, may run
- * in the async scope of the request whose commit woke it, whose transaction it must not join.
+ * what is due. The delivery work learns that something is due in one way, `deliveriesDue()` (called once
+ * deliveries were created or made due; carried by the queue to a sending process when the caller does not
+ * send), besides a safety poll every SAFETY_POLL_MS in each sending process, so an outage of Redis or a
+ * killed worker delays deliveries and loses none.
+ *
+ * A look claims due deliveries (webhook-deliveries.repository.ts: round robin across endpoints, a small cap
+ * per endpoint, one probe at a time for a failing one) while this process has free slots, sends each with the
+ * WebhookSender and records the outcome. Each finished attempt frees its slot and looks again. Leases are
+ * short and renewed while the attempts run. Each of its writes (a claim, a renewal, an attempt's record, a
+ * retention batch) is a transaction of its own committed at once (`runAlone`): a lease must hold from its
+ * claim on, and the processor, part of no request, may run in the async scope of the request whose commit
+ * woke it, whose transaction it must not join.
  */
 @Injectable()
 export class WebhookDeliveryProcessor
@@ -73,13 +96,17 @@ export class WebhookDeliveryProcessor
   private readonly runsWorkers: boolean;
   private readonly sender: WebhookSender;
   private readonly schedule: readonly number[];
-  private inFlight = 0;
+  private readonly held = new Map<string, HeldAttempt>();
+  private regular = 0;
+  private slow = 0;
   private statements = 0;
   private readonly waitingForStatement: Array<() => void> = [];
   private draining = false;
   private drainAgain = false;
+  private renewing = false;
   private stopped = false;
-  private timer: NodeJS.Timeout | undefined;
+  private poll: NodeJS.Timeout | undefined;
+  private renewal: NodeJS.Timeout | undefined;
   private wakeTimer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -91,18 +118,18 @@ export class WebhookDeliveryProcessor
     private readonly cipher: SecretCipher,
     private readonly metrics: MetricsService,
     policy: DestinationPolicy,
+    @Inject(WEBHOOK_HOST_RESOLVER) resolveHost: HostResolver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.runsWorkers = config.app.role !== 'api';
     this.schedule = config.webhooks.retryScheduleMs;
-    this.sender = new WebhookSender({ policy });
+    this.sender = new WebhookSender({ policy, resolveHost });
   }
 
   onModuleInit(): void {
     this.queue.registerProcessor(WEBHOOK_QUEUE, (job) => this.run(job), { concurrency: 1 });
-    this.queue.onReconnect(() => this.kick());
-    // The statement that recorded events created their deliveries: a worker looks once they commit.
-    this.recorder.onRecorded(() => void this.transactions.afterCommit(() => this.wake()));
+    // The statement that recorded events created their deliveries (the fan-out trigger).
+    this.recorder.onRecorded(() => void this.deliveriesDue());
     this.metrics.trackQueue(WEBHOOK_QUEUE);
     this.metrics.trackOldestPendingWebhook(() => this.deliveries.oldestPendingAgeSeconds());
   }
@@ -111,25 +138,37 @@ export class WebhookDeliveryProcessor
     for (const [name, everyMs] of Object.entries(WEBHOOK_JOBS)) {
       await this.queue.schedule(WEBHOOK_QUEUE, name, everyMs);
     }
-    // What was due while no worker ran (a restart after a crash) goes out now, not at the next sweep.
+    if (!this.runsWorkers) return;
+    // The safety poll's first look is now: what was due while no worker ran goes out at once.
     this.kick();
+    this.poll = setInterval(() => this.kick(), SAFETY_POLL_MS).unref();
+    this.renewal = setInterval(() => void this.renewLeases(), LEASE_RENEWAL_MS).unref();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
+    clearInterval(this.poll);
     clearTimeout(this.wakeTimer);
-    // Attempts under way end within their time limit; one cut short is sent again after its lease.
+    // Attempts under way end within their time limit (their leases still renewed); one cut short is sent
+    // again by another worker once its lease has run out.
     const deadline = Date.now() + WEBHOOK_RESPONSE_TIMEOUT_MS + 1_000;
-    while (this.inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (this.held.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    clearInterval(this.renewal);
     this.sender.close();
   }
 
   /**
-   * Deliveries were created or made due (committed): a worker should look. Here when this process sends
-   * them, else through the queue. Coalesced: many events in a moment make one look.
+   * The one way to tell the delivery work that deliveries were created or made due. Call it when they are
+   * committed; called inside a transaction, it waits for that transaction's commit (nothing if it rolls
+   * back). The look happens in this process when it sends deliveries, else in a sending one, through the
+   * queue. Coalesced: many calls in a moment make one look. Never throws; a lost wake is caught by the
+   * safety poll.
    */
-  wake(): void {
+  deliveriesDue(): Promise<void> {
+    return this.transactions.afterCommit(() => this.wakeSoon());
+  }
+
+  private wakeSoon(): void {
     if (this.wakeTimer || this.stopped) return;
     this.wakeTimer = setTimeout(() => {
       this.wakeTimer = undefined;
@@ -144,10 +183,11 @@ export class WebhookDeliveryProcessor
       if (deleted > 0) this.logger.log({ msg: 'webhook deliveries past retention deleted', deleted });
       return;
     }
+    // `wake` (and any job of an older version's schedule): look for due deliveries.
     this.kick();
   }
 
-  /** Claims and sends what is due, unless a pass is under way (then it passes once more). */
+  /** Claims and sends what is due, unless a look is under way (then it looks once more). */
   private kick(): void {
     if (!this.runsWorkers || this.stopped) return;
     if (this.draining) {
@@ -162,43 +202,93 @@ export class WebhookDeliveryProcessor
   }
 
   private async drain(): Promise<void> {
-    let retryInMs: number | undefined;
     try {
       do {
         this.drainAgain = false;
-        while (!this.stopped && this.inFlight < MAX_IN_FLIGHT) {
-          const wanted = MAX_IN_FLIGHT - this.inFlight;
+        while (!this.stopped) {
+          const wanted = { regular: REGULAR_SLOTS - this.regular, slow: SLOW_SLOTS - this.slow };
+          if (wanted.regular <= 0 && wanted.slow <= 0) break;
           const claimed = await this.transactions.runAlone((tx) =>
             this.deliveries.claim(tx, wanted, LEASE_MS / 1000, randomUUID()),
           );
           if (claimed.length === 0) break;
           await this.start(claimed);
-          if (claimed.length < wanted) break;
+          const probes = claimed.filter((delivery) => delivery.probe).length;
+          const moreRegular = wanted.regular > 0 && claimed.length - probes === wanted.regular;
+          const moreSlow = wanted.slow > 0 && probes === wanted.slow;
+          if (!moreRegular && !moreSlow) break;
         }
       } while (this.drainAgain && !this.stopped);
     } catch (error: unknown) {
+      // The safety poll looks again.
       this.logger.warn({ msg: 'webhook deliveries not claimed', reason: (error as Error).message });
-      retryInMs = BACKOFF_MS;
     }
-    await this.setTimer(retryInMs);
   }
 
   /** Starts the attempts of claimed deliveries; each frees its slot and looks for more when it ends. */
   private async start(claimed: ClaimedDelivery[]): Promise<void> {
-    this.inFlight += claimed.length;
+    for (const delivery of claimed) this.hold(delivery);
     let bodies: Map<string, Buffer>;
     try {
       bodies = await this.feed.servedBodies(claimed.map((delivery) => delivery.eventId));
     } catch (error: unknown) {
       // Their leases run out and they are claimed again.
-      this.inFlight -= claimed.length;
+      for (const delivery of claimed) this.release(delivery.deliveryId);
       throw error;
     }
     for (const delivery of claimed) {
       void this.attempt(delivery, bodies.get(delivery.eventId)).finally(() => {
-        this.inFlight -= 1;
+        this.release(delivery.deliveryId);
         this.kick();
       });
+    }
+  }
+
+  /** Takes a slot for the attempt: a slow one for a probe, else a regular one until it becomes slow. */
+  private hold(delivery: ClaimedDelivery): void {
+    const held: HeldAttempt = {
+      deliveryId: delivery.deliveryId,
+      claimToken: delivery.claimToken,
+      slow: false,
+    };
+    this.held.set(delivery.deliveryId, held);
+    if (delivery.probe) {
+      held.slow = true;
+      this.slow += 1;
+      return;
+    }
+    this.regular += 1;
+    held.becomesSlow = setTimeout(() => {
+      held.becomesSlow = undefined;
+      held.slow = true;
+      this.regular -= 1;
+      this.slow += 1;
+      // A regular slot is free.
+      this.kick();
+    }, SLOW_ATTEMPT_MS);
+  }
+
+  private release(deliveryId: string): void {
+    const held = this.held.get(deliveryId);
+    if (!held) return;
+    this.held.delete(deliveryId);
+    clearTimeout(held.becomesSlow);
+    if (held.slow) this.slow -= 1;
+    else this.regular -= 1;
+  }
+
+  /** Extends the leases of the attempts under way, so no other worker takes them while they run. */
+  private async renewLeases(): Promise<void> {
+    if (this.renewing || this.held.size === 0) return;
+    this.renewing = true;
+    try {
+      const held = [...this.held.values()];
+      await this.transactions.runAlone((tx) => this.deliveries.renewLeases(tx, held, LEASE_MS / 1000));
+    } catch (error: unknown) {
+      // Not renewed: another worker may send them again once their leases run out (receivers dedupe).
+      this.logger.warn({ msg: 'webhook delivery leases not renewed', reason: (error as Error).message });
+    } finally {
+      this.renewing = false;
     }
   }
 
@@ -217,7 +307,18 @@ export class WebhookDeliveryProcessor
     }
     const outcome = await this.sender.send({ url: delivery.url, webhookId: delivery.eventId, body, secrets });
     this.metrics.countWebhookAttempt(outcome.result);
-    const step = stepAfterAttempt(outcome, delivery.attempts + 1, this.schedule);
+    if (outcome.result === 'URL_NOT_ALLOWED') {
+      // Which name resolved to which addresses is known only now; the URL itself may carry a token.
+      this.logger.warn({
+        msg: 'webhook attempt refused: destination not allowed',
+        webhookEndpointId: delivery.webhookEndpointId,
+        deliveryId: delivery.deliveryId,
+        host: outcome.host,
+        addresses: outcome.addresses,
+        reason: outcome.detail,
+      });
+    }
+    const step = stepAfterAttempt(outcome, delivery.attempt, this.schedule);
     const record: AttemptRecord =
       step.status === 'SUCCEEDED'
         ? { status: 'SUCCEEDED', responseStatus: responseStatusOf(outcome), error: undefined }
@@ -242,10 +343,6 @@ export class WebhookDeliveryProcessor
           record.status,
           record.status === 'SUCCEEDED' ? (Date.now() - delivery.createdAt.getTime()) / 1000 : undefined,
         );
-      }
-      if (record.status === 'SUCCEEDED') {
-        // The endpoint's other pending deliveries were made due.
-        this.drainAgain = true;
       }
       if (result.disabled) {
         this.logger.warn({
@@ -288,22 +385,6 @@ export class WebhookDeliveryProcessor
       this.statements -= 1;
       this.waitingForStatement.shift()?.();
     }
-  }
-
-  /** The next look: at the next due time (a retry's, a lease's end), at most a sweep's interval away. */
-  private async setTimer(inMs?: number): Promise<void> {
-    if (this.stopped) return;
-    let delay = inMs;
-    if (delay === undefined) {
-      const due = await this.deliveries.nextDueAt().catch(() => undefined);
-      delay = due ? due.getTime() - Date.now() : WEBHOOK_JOBS.sweep;
-      // Due but not claimable: its endpoint's slots are full (an attempt that ends claims again) or another
-      // worker holds it. Look again soon, without spinning.
-      if (delay <= 0) delay = BACKOFF_MS;
-    }
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.kick(), Math.min(Math.max(delay, 10), WEBHOOK_JOBS.sweep));
-    this.timer.unref();
   }
 }
 

@@ -1,6 +1,12 @@
 import { lookup } from 'node:dns/promises';
 import { DestinationPolicy, DestinationRefusal } from './domain/destination-policy';
 
+/**
+ * The provider of the resolver that judges webhook URLs at create and patch and at every attempt's connect
+ * (the system's resolver).
+ */
+export const WEBHOOK_HOST_RESOLVER = Symbol('WEBHOOK_HOST_RESOLVER');
+
 /** An address a name resolved to. */
 export interface ResolvedAddress {
   readonly address: string;

@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { Transactions, type Tx } from '../database/transactions';
 import { SecretCipher } from '../encryption/secret-cipher';
 import type { EventType } from '../events/domain/event-types';
@@ -10,7 +12,7 @@ import { DestinationPolicy } from './domain/destination-policy';
 import { MAX_OLD_SECRET_SECONDS, secretContext, type WebhookEndpoint } from './domain/webhook-endpoint';
 import { generateWebhookSecret } from './domain/webhook-secret';
 import { EndpointUpdate, WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository';
-import { checkWebhookDestination, type HostResolver } from './webhook-destinations';
+import { checkWebhookDestination, type HostResolver, WEBHOOK_HOST_RESOLVER } from './webhook-destinations';
 
 /** An endpoint with its new secret: the answer of a create or a rotation, the only ones that show it. */
 export interface EndpointWithSecret {
@@ -32,14 +34,12 @@ export interface EndpointPatch {
   description?: string | null;
 }
 
-/** Resolves the names of webhook URLs at create and patch (the system's resolver; a test may play DNS). */
-export const WEBHOOK_HOST_RESOLVER = Symbol('WEBHOOK_HOST_RESOLVER');
-
 /**
  * Webhook endpoints (admin only: the controller's `@Roles`). Secrets are generated here, sealed with the
  * secret cipher for the endpoint's id, and returned in the clear only by create and rotate-secret. A URL is
  * judged by the destination policy at create and patch (400 `URL_NOT_ALLOWED` on `url`), and again by the
- * sender at every attempt. Changes run with the endpoint's row locked, so `If-Match` is checked against the
+ * sender at every attempt. At most `WEBHOOK_ENDPOINT_LIMIT` endpoints exist, disabled ones included (409
+ * `WEBHOOK_ENDPOINT_LIMIT_REACHED`): each one costs every event a delivery row and the workers a claim. Changes run with the endpoint's row locked, so `If-Match` is checked against the
  * version that is written over.
  */
 @Injectable()
@@ -50,15 +50,18 @@ export class WebhookEndpointsService {
     private readonly cipher: SecretCipher,
     private readonly policy: DestinationPolicy,
     @Inject(WEBHOOK_HOST_RESOLVER) private readonly resolveHost: HostResolver,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async create(fields: NewEndpoint): Promise<EndpointWithSecret> {
     await this.checkUrl(fields.url);
     const webhookEndpointId = randomUUID();
     const secret = generateWebhookSecret();
-    const endpoint = await this.transactions.run((tx) =>
-      this.endpoints.insert(
+    const limit = this.config.webhooks.endpointLimit;
+    const endpoint = await this.transactions.run(async (tx) => {
+      const created = await this.endpoints.insertWithin(
         tx,
+        limit,
         {
           webhookEndpointId,
           url: fields.url,
@@ -66,8 +69,10 @@ export class WebhookEndpointsService {
           description: fields.description ?? null,
         },
         this.cipher.seal(secret, secretContext(webhookEndpointId)),
-      ),
-    );
+      );
+      if (!created) throw new AppException('WEBHOOK_ENDPOINT_LIMIT_REACHED', { args: { limit } });
+      return created;
+    });
     return { endpoint, secret };
   }
 

@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { LookupFunction } from 'node:net';
+import { isIP, LookupFunction } from 'node:net';
 import { AttemptOutcome, outcomeOfAnswer } from './domain/attempt-outcome';
 import { DestinationPolicy } from './domain/destination-policy';
 import { webhookHeaders } from './domain/webhook-signature';
@@ -41,6 +41,15 @@ const USER_AGENT = 'order-service-webhooks';
 /** A connect-time lookup that found an address the policy refuses (DNS rebinding, or a changed record). */
 class RefusedAddressError extends Error {
   readonly code = 'ERR_WEBHOOK_ADDRESS_REFUSED';
+
+  constructor(
+    readonly host: string,
+    /** Every address the name resolved to, the refused one among them. */
+    readonly addresses: readonly string[],
+    detail: string,
+  ) {
+    super(`${host}: ${detail}`);
+  }
 }
 
 /**
@@ -78,7 +87,7 @@ export class WebhookSender {
    */
   async send(message: WebhookMessage): Promise<AttemptOutcome> {
     const verdict = this.policy.checkUrl(message.url);
-    if (!verdict.allowed) return { result: 'URL_NOT_ALLOWED', detail: verdict.refusal.detail };
+    if (!verdict.allowed) return refusedUrl(message.url, verdict.refusal.detail);
     const { url, host, literal } = verdict;
     const secure = url.protocol === 'https:';
     return this.post(secure ? https : http, message.body, {
@@ -123,7 +132,12 @@ export class WebhookSender {
         settle(
           answered ??
             (error instanceof RefusedAddressError
-              ? { result: 'URL_NOT_ALLOWED', detail: error.message }
+              ? {
+                  result: 'URL_NOT_ALLOWED',
+                  detail: error.message,
+                  host: error.host,
+                  addresses: error.addresses,
+                }
               : { result: 'CONNECTION_FAILED', detail: error.message }),
         );
       });
@@ -169,7 +183,8 @@ function judgingLookup(policy: DestinationPolicy, resolveHost: HostResolver): Lo
         for (const { address } of addresses) {
           const verdict = policy.checkAddress(address);
           if (!verdict.allowed) {
-            return callback(new RefusedAddressError(`${hostname}: ${verdict.refusal.detail}`), '');
+            const all = resolved.map((a) => a.address);
+            return callback(new RefusedAddressError(hostname, all, verdict.refusal.detail), '');
           }
         }
         if (addresses.length === 0) {
@@ -181,4 +196,14 @@ function judgingLookup(policy: DestinationPolicy, resolveHost: HostResolver): Lo
       (error: NodeJS.ErrnoException) => callback(error, ''),
     );
   };
+}
+
+/**
+ * The outcome of a URL refused before connecting, with its host (and the literal address) when the URL
+ * parses: the attempt's log line names them.
+ */
+function refusedUrl(text: string, detail: string): AttemptOutcome {
+  const host = URL.canParse(text) ? new URL(text).hostname.replace(/^\[|\]$/g, '') : undefined;
+  if (host === undefined) return { result: 'URL_NOT_ALLOWED', detail };
+  return { result: 'URL_NOT_ALLOWED', detail, host, ...(isIP(host) ? { addresses: [host] } : {}) };
 }

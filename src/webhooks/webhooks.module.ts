@@ -9,8 +9,8 @@ import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.re
 import { WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
-import { systemHostResolver } from './webhook-destinations';
-import { WEBHOOK_HOST_RESOLVER, WebhookEndpointsService } from './webhook-endpoints.service';
+import { systemHostResolver, WEBHOOK_HOST_RESOLVER } from './webhook-destinations';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
 
 /**
  * Webhooks: endpoints (HTTP, secrets sealed at rest) and the delivery processor that sends each event to the

@@ -51,7 +51,7 @@ export async function recordEvent(t: TestApp, type: string, eventId: string = ra
       type,
       { recordedBy: 'test' },
     ]);
-  t.app.get(WebhookDeliveryProcessor).wake();
+  await t.app.get(WebhookDeliveryProcessor).deliveriesDue();
   return eventId;
 }
 

@@ -489,7 +489,7 @@ export interface paths {
         };
         /**
          * List the events of an order
-         * @description The order's events, oldest first, for its owner and admins (as reading the order).
+         * @description The order's events, oldest first, for its owner and admins (as reading the order). For a caller who is not an admin an event carries no `sequence`, and an `actorId` only when it is the caller's own.
          */
         get: operations["getOrderEvents"];
         put?: never;
@@ -860,7 +860,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description The answer carries the signing `secret`, shown this once. The URL is checked against the server-side request forgery rules (400 `URL_NOT_ALLOWED` on `url`).
+         * @description The answer carries the signing `secret`, shown this once. The URL is checked against the server-side request forgery rules (400 `URL_NOT_ALLOWED` on `url`). At most `WEBHOOK_ENDPOINT_LIMIT` endpoints exist, disabled ones included: a create beyond it is 409 `WEBHOOK_ENDPOINT_LIMIT_REACHED`.
          *
          *     Allowed roles: ADMIN.
          */
@@ -1323,10 +1323,10 @@ export interface components {
         /** @enum {string} */
         TaskStatus: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
         /**
-         * @description Machine-readable error code; clients branch on it. New codes may be added (non-breaking). HTTP status of each: VALIDATION_ERROR 400, BAD_REQUEST 400, BATCH_SIZE_EXCEEDED 400, BATCH_TRANSACTION_FAILED 400, UNAUTHORIZED 401, ACCESS_DENIED 403, CUSTOMER_BLOCKED 403, RESOURCE_NOT_FOUND 404, ORDER_NOT_FOUND 404, PRODUCT_NOT_FOUND 404, ITEM_NOT_FOUND 404, TASK_NOT_FOUND 404, EVENT_NOT_FOUND 404, ATTACHMENT_NOT_FOUND 404, USER_NOT_FOUND 404, REPORT_NOT_FOUND 404, EXPORT_NOT_FOUND 404, ADDRESS_NOT_FOUND 404, WEBHOOK_ENDPOINT_NOT_FOUND 404, WEBHOOK_DELIVERY_NOT_FOUND 404, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, INVALID_ORDER_STATE 409, INVALID_TASK_STATE 409, INVALID_DELIVERY_STATE 409, ORDER_EMPTY 409, INSUFFICIENT_STOCK 409, PRODUCT_OUT_OF_STOCK 409, PRODUCT_DISCONTINUED 409, INSUFFICIENT_BALANCE 409, DELIVERY_ADDRESS_MISSING 409, CONCURRENT_MODIFICATION 409, IDEMPOTENCY_KEY_REUSED 409, IDEMPOTENCY_KEY_IN_PROGRESS 409, ENDPOINT_REMOVED 410, PAYLOAD_TOO_LARGE 413, FILE_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, UNSUPPORTED_FILE_TYPE 415, URI_TOO_LONG 414, RATE_LIMIT_EXCEEDED 429, HEADERS_TOO_LARGE 431, INTERNAL_ERROR 500, REPORT_GENERATION_FAILED 500, EXPORT_DATA_UNAVAILABLE 500, SERVICE_UNAVAILABLE 503, EXT_SYSTEM_UNAVAILABLE 503.
+         * @description Machine-readable error code; clients branch on it. New codes may be added (non-breaking). HTTP status of each: VALIDATION_ERROR 400, BAD_REQUEST 400, BATCH_SIZE_EXCEEDED 400, BATCH_TRANSACTION_FAILED 400, UNAUTHORIZED 401, ACCESS_DENIED 403, CUSTOMER_BLOCKED 403, RESOURCE_NOT_FOUND 404, ORDER_NOT_FOUND 404, PRODUCT_NOT_FOUND 404, ITEM_NOT_FOUND 404, TASK_NOT_FOUND 404, EVENT_NOT_FOUND 404, ATTACHMENT_NOT_FOUND 404, USER_NOT_FOUND 404, REPORT_NOT_FOUND 404, EXPORT_NOT_FOUND 404, ADDRESS_NOT_FOUND 404, WEBHOOK_ENDPOINT_NOT_FOUND 404, WEBHOOK_DELIVERY_NOT_FOUND 404, METHOD_NOT_ALLOWED 405, REQUEST_TIMEOUT 408, INVALID_ORDER_STATE 409, INVALID_TASK_STATE 409, INVALID_DELIVERY_STATE 409, WEBHOOK_ENDPOINT_LIMIT_REACHED 409, ORDER_EMPTY 409, INSUFFICIENT_STOCK 409, PRODUCT_OUT_OF_STOCK 409, PRODUCT_DISCONTINUED 409, INSUFFICIENT_BALANCE 409, DELIVERY_ADDRESS_MISSING 409, CONCURRENT_MODIFICATION 409, IDEMPOTENCY_KEY_REUSED 409, IDEMPOTENCY_KEY_IN_PROGRESS 409, ENDPOINT_REMOVED 410, PAYLOAD_TOO_LARGE 413, FILE_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, UNSUPPORTED_FILE_TYPE 415, URI_TOO_LONG 414, RATE_LIMIT_EXCEEDED 429, HEADERS_TOO_LARGE 431, INTERNAL_ERROR 500, REPORT_GENERATION_FAILED 500, EXPORT_DATA_UNAVAILABLE 500, SERVICE_UNAVAILABLE 503, EXT_SYSTEM_UNAVAILABLE 503.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "BAD_REQUEST" | "BATCH_SIZE_EXCEEDED" | "BATCH_TRANSACTION_FAILED" | "UNAUTHORIZED" | "ACCESS_DENIED" | "CUSTOMER_BLOCKED" | "RESOURCE_NOT_FOUND" | "ORDER_NOT_FOUND" | "PRODUCT_NOT_FOUND" | "ITEM_NOT_FOUND" | "TASK_NOT_FOUND" | "EVENT_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "USER_NOT_FOUND" | "REPORT_NOT_FOUND" | "EXPORT_NOT_FOUND" | "ADDRESS_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "INVALID_ORDER_STATE" | "INVALID_TASK_STATE" | "INVALID_DELIVERY_STATE" | "ORDER_EMPTY" | "INSUFFICIENT_STOCK" | "PRODUCT_OUT_OF_STOCK" | "PRODUCT_DISCONTINUED" | "INSUFFICIENT_BALANCE" | "DELIVERY_ADDRESS_MISSING" | "CONCURRENT_MODIFICATION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "ENDPOINT_REMOVED" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "URI_TOO_LONG" | "RATE_LIMIT_EXCEEDED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "REPORT_GENERATION_FAILED" | "EXPORT_DATA_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "EXT_SYSTEM_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "BAD_REQUEST" | "BATCH_SIZE_EXCEEDED" | "BATCH_TRANSACTION_FAILED" | "UNAUTHORIZED" | "ACCESS_DENIED" | "CUSTOMER_BLOCKED" | "RESOURCE_NOT_FOUND" | "ORDER_NOT_FOUND" | "PRODUCT_NOT_FOUND" | "ITEM_NOT_FOUND" | "TASK_NOT_FOUND" | "EVENT_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "USER_NOT_FOUND" | "REPORT_NOT_FOUND" | "EXPORT_NOT_FOUND" | "ADDRESS_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "INVALID_ORDER_STATE" | "INVALID_TASK_STATE" | "INVALID_DELIVERY_STATE" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "ORDER_EMPTY" | "INSUFFICIENT_STOCK" | "PRODUCT_OUT_OF_STOCK" | "PRODUCT_DISCONTINUED" | "INSUFFICIENT_BALANCE" | "DELIVERY_ADDRESS_MISSING" | "CONCURRENT_MODIFICATION" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "ENDPOINT_REMOVED" | "PAYLOAD_TOO_LARGE" | "FILE_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_FILE_TYPE" | "URI_TOO_LONG" | "RATE_LIMIT_EXCEEDED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "REPORT_GENERATION_FAILED" | "EXPORT_DATA_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "EXT_SYSTEM_UNAVAILABLE";
         TaskErrorResponse: {
             code: components["schemas"]["ErrorCode"];
             /** @description Human-readable text in the language of `Accept-Language`. */
@@ -1566,8 +1566,40 @@ export interface components {
             /** Format: int32 */
             quantity: number;
         };
+        OrderTimelineEvent: {
+            /**
+             * Format: uuid
+             * @description Also the `webhook-id` of its deliveries.
+             */
+            eventId: string;
+            type: components["schemas"]["OrderEventType"];
+            /**
+             * Format: int64
+             * @description For admins only: its gaps would tell others how much happened in the whole shop.
+             */
+            sequence?: number;
+            /**
+             * Format: date-time
+             * @example 2026-01-31T12:00:00Z
+             */
+            occurredAt: string;
+            /** Format: uuid */
+            orderId: string;
+            /**
+             * Format: uuid
+             * @description The order's customer.
+             */
+            customerId: string;
+            /**
+             * Format: uuid
+             * @description The user whose request caused it; absent when the service did it, and for a caller who is not an admin unless it is the caller's own id.
+             */
+            actorId?: string;
+            /** @description The order as GET /api/v1/orders/{orderId} returned it right after the change (for ORDER_DELETED, as it was). */
+            data: components["schemas"]["OrderResponse"];
+        };
         EventPageResponse: {
-            content: components["schemas"]["Event"][];
+            content: components["schemas"]["OrderTimelineEvent"][];
             /**
              * Format: int32
              * @description First page is 1.
@@ -2445,7 +2477,7 @@ export interface components {
          * @description The codes `createWebhookEndpoint` can answer; its error responses say which status each has.
          * @enum {string}
          */
-        CreateWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        CreateWebhookEndpointErrorCode: "VALIDATION_ERROR" | "UNAUTHORIZED" | "ACCESS_DENIED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         /**
          * @description The codes `getWebhookEndpoint` can answer; its error responses say which status each has.
          * @enum {string}
@@ -12899,7 +12931,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_PROGRESS. */
+            /** @description Conflict: WEBHOOK_ENDPOINT_LIMIT_REACHED, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_PROGRESS. */
             409: {
                 headers: {
                     /** @description Requests allowed per window for this client. Present when the request was counted. */

@@ -1,10 +1,10 @@
 import { Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { Caller } from '../../auth/caller';
+import { type Caller, isAdmin } from '../../auth/caller';
 import { CurrentCaller } from '../../auth/decorators';
 import { EventFeedService } from '../../events/event-feed.service';
 import { EventPageResponse } from '../../events/http/dto/event.dto';
-import { toEventResponse } from '../../events/http/event.view';
+import { toTimelineEventResponse } from '../../events/http/event.view';
 import { ApiEndpoint } from '../../openapi/api-endpoint.decorator';
 import { OffsetPageQuery } from '../../paging/offset-page';
 import { UuidParam } from '../../validation/uuid-param.decorator';
@@ -25,7 +25,9 @@ export class OrderEventsController {
   @ApiEndpoint({
     operationId: 'getOrderEvents',
     summary: 'List the events of an order',
-    description: "The order's events, oldest first, for its owner and admins (as reading the order).",
+    description:
+      "The order's events, oldest first, for its owner and admins (as reading the order). For a caller who " +
+      "is not an admin an event carries no `sequence`, and an `actorId` only when it is the caller's own.",
     errors: [...ORDER_ERRORS],
     type: EventPageResponse,
   })
@@ -36,6 +38,7 @@ export class OrderEventsController {
   ): Promise<unknown> {
     await this.reads.assertVisible(caller, orderId);
     const page = await this.events.orderTimeline(orderId.toLowerCase(), query);
-    return { ...page, content: page.content.map(toEventResponse) };
+    const viewer = { userId: caller.userId, admin: isAdmin(caller) };
+    return { ...page, content: page.content.map((event) => toTimelineEventResponse(event, viewer)) };
   }
 }

@@ -12,8 +12,16 @@ export type AttemptOutcome =
   | { readonly result: 'TIMEOUT' }
   /** The name did not resolve, the connection or TLS failed, or the answer was not HTTP. */
   | { readonly result: 'CONNECTION_FAILED'; readonly detail: string }
-  /** The destination is refused by the destination policy: never retried. */
-  | { readonly result: 'URL_NOT_ALLOWED'; readonly detail: string };
+  /**
+   * The destination is refused by the destination policy: never retried. `host`: the URL's host, when the
+   * URL was well formed; `addresses`: what it resolved to (the literal address itself), when it was judged.
+   */
+  | {
+      readonly result: 'URL_NOT_ALLOWED';
+      readonly detail: string;
+      readonly host?: string;
+      readonly addresses?: readonly string[];
+    };
 
 /** The receiver is gone for good (the endpoint is disabled with `GONE`). */
 export const GONE_STATUS = 410;

@@ -10,8 +10,13 @@ export const DELIVERY_ERRORS = [
   'URL_NOT_ALLOWED',
 ] as const satisfies readonly DeliveryError[];
 
-/** At most this many deliveries to one endpoint are in flight at once, across every worker. */
-export const MAX_IN_FLIGHT_PER_ENDPOINT = 10;
+/**
+ * How many deliveries to one endpoint may be in flight at once, across every worker: a few while its last
+ * attempt succeeded; one (a probe) while it is unproven (no attempt yet) or failing, so a silent receiver
+ * holds one connection while its other deliveries wait in PostgreSQL.
+ */
+export const IN_FLIGHT_PER_HEALTHY_ENDPOINT = 10;
+export const IN_FLIGHT_PER_OTHER_ENDPOINT = 1;
 
 /** A delivery as the API shows it. */
 export interface WebhookDelivery {

@@ -53,7 +53,9 @@ export class WebhookEndpointsController {
     summary: 'Create a webhook endpoint',
     description:
       'The answer carries the signing `secret`, shown this once. The URL is checked against the ' +
-      'server-side request forgery rules (400 `URL_NOT_ALLOWED` on `url`).',
+      'server-side request forgery rules (400 `URL_NOT_ALLOWED` on `url`). At most `WEBHOOK_ENDPOINT_LIMIT` ' +
+      'endpoints exist, disabled ones included: a create beyond it is 409 `WEBHOOK_ENDPOINT_LIMIT_REACHED`.',
+    errors: ['WEBHOOK_ENDPOINT_LIMIT_REACHED'],
     headers: {
       ...locationHeader('the created endpoint', `${PATH}/{webhookEndpointId}`),
       ...etagHeader(),

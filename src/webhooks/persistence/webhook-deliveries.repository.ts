@@ -6,7 +6,8 @@ import type { DeliveryError } from '../domain/attempt-outcome';
 import type { DisabledReason, SealedSecrets } from '../domain/webhook-endpoint';
 import { CONSECUTIVE_FAILURES_TO_DISABLE } from '../domain/webhook-endpoint';
 import {
-  MAX_IN_FLIGHT_PER_ENDPOINT,
+  IN_FLIGHT_PER_HEALTHY_ENDPOINT,
+  IN_FLIGHT_PER_OTHER_ENDPOINT,
   type WebhookDelivery,
   type WebhookDeliveryStatus,
 } from '../domain/webhook-delivery';
@@ -55,9 +56,11 @@ export interface ClaimedDelivery {
   eventType: string;
   url: string;
   secrets: SealedSecrets;
-  /** Attempts made before this one. */
-  attempts: number;
+  /** The number of this attempt (1 for the first): counted when it was claimed, before it started. */
+  attempt: number;
   singleAttempt: boolean;
+  /** The endpoint's last attempt failed: this attempt is a probe, in the processor's slow slots. */
+  probe: boolean;
   claimToken: string;
   createdAt: Date;
 }
@@ -73,62 +76,90 @@ interface ClaimedRow {
   previous_secret_expires_at: Date | null;
   attempts: number;
   single_attempt: boolean;
+  probe: boolean;
   created_at: Date;
 }
 
+/** A due delivery nobody holds (a lease that ran out is nobody's). */
+const DUE_AND_FREE = `d.status = 'PENDING' AND d.next_attempt_at <= now()
+  AND (d.claimed_until IS NULL OR d.claimed_until <= now())`;
+
 /**
- * Leases due deliveries of enabled endpoints, at most `$2` in all and never more than the cap in flight per
- * endpoint, counting every worker's live leases. The endpoints are locked (`FOR NO KEY UPDATE SKIP LOCKED`:
- * the key-share locks of the event transactions' inserts are not blocked) so two workers never fill the same
- * endpoint's slots at once; an endpoint another worker is leasing from is skipped, not waited for.
+ * Leases due deliveries of enabled endpoints, round robin: every endpoint's first due delivery before any
+ * endpoint's second, so one endpoint's backlog never crowds out another's. Per endpoint, never more in
+ * flight than its cap (a few while its last attempt succeeded, else one: a probe), counting every worker's
+ * live leases. `$2`: how many from endpoints not failing (the processor's regular slots), `$3`: how many
+ * probes of failing ones (its slow slots). The endpoints are locked (`FOR NO KEY UPDATE SKIP LOCKED`: the
+ * key-share locks of inserted deliveries are not blocked) so two workers never fill the same endpoint's cap
+ * at once; an endpoint another worker is leasing from is skipped, not waited for. The attempt is counted
+ * here, as it starts: one cut short by a dead worker still counts. The picked rows are updated by their
+ * keys (`= ANY (ARRAY(…))`), so the update never scans the table.
  */
 const CLAIM = write(
   `WITH endpoints AS (
-     SELECT e.webhook_endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at
+     SELECT e.webhook_endpoint_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at,
+            e.last_attempt_succeeded IS FALSE AS probe,
+            CASE WHEN e.last_attempt_succeeded THEN ${IN_FLIGHT_PER_HEALTHY_ENDPOINT}
+                 ELSE ${IN_FLIGHT_PER_OTHER_ENDPOINT} END AS cap
        FROM webhook_endpoints e
       WHERE e.status = 'ENABLED'
         AND EXISTS (SELECT 1 FROM webhook_deliveries d
-                     WHERE d.webhook_endpoint_id = e.webhook_endpoint_id AND d.status = 'PENDING'
-                       AND d.next_attempt_at <= now()
-                       AND (d.claimed_until IS NULL OR d.claimed_until <= now()))
+                     WHERE d.webhook_endpoint_id = e.webhook_endpoint_id AND ${DUE_AND_FREE})
       FOR NO KEY UPDATE OF e SKIP LOCKED
-   ), picked AS (
-     SELECT p.delivery_id, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at
+   ), candidates AS (
+     SELECT p.delivery_id, p.next_attempt_at, e.url, e.secret_sealed, e.previous_secret_sealed,
+            e.previous_secret_expires_at, e.probe,
+            row_number() OVER (PARTITION BY e.webhook_endpoint_id ORDER BY p.next_attempt_at) AS turn
        FROM endpoints e
        CROSS JOIN LATERAL (
-         SELECT d.delivery_id FROM webhook_deliveries d
-          WHERE d.webhook_endpoint_id = e.webhook_endpoint_id AND d.status = 'PENDING'
-            AND d.next_attempt_at <= now() AND (d.claimed_until IS NULL OR d.claimed_until <= now())
+         SELECT d.delivery_id, d.next_attempt_at FROM webhook_deliveries d
+          WHERE d.webhook_endpoint_id = e.webhook_endpoint_id AND ${DUE_AND_FREE}
           ORDER BY d.next_attempt_at
-          LIMIT greatest(0, ${MAX_IN_FLIGHT_PER_ENDPOINT} - (
+          LIMIT greatest(0, e.cap - (
             SELECT count(*) FROM webhook_deliveries f
              WHERE f.webhook_endpoint_id = e.webhook_endpoint_id AND f.status = 'PENDING'
-               AND f.claimed_until > now()))
+               AND f.claimed_until IS NOT NULL AND f.claimed_until > now()))
           FOR UPDATE OF d SKIP LOCKED
        ) p
-      LIMIT $2
+   ), picked AS (
+     (SELECT * FROM candidates WHERE NOT probe ORDER BY turn, next_attempt_at LIMIT $2)
+     UNION ALL
+     (SELECT * FROM candidates WHERE probe ORDER BY turn, next_attempt_at LIMIT $3)
+   ), claimed AS (
+     UPDATE webhook_deliveries d
+        SET claimed_until = clock_timestamp() + make_interval(secs => $4), claim_token = $1,
+            attempts = d.attempts + 1, last_attempt_at = clock_timestamp(), updated_at = clock_timestamp()
+      WHERE d.delivery_id = ANY (ARRAY(SELECT delivery_id FROM picked))
+     RETURNING d.delivery_id, d.webhook_endpoint_id, d.event_id, d.event_type, d.attempts, d.single_attempt,
+               d.created_at
    )
-   UPDATE webhook_deliveries d
-      SET claimed_until = clock_timestamp() + make_interval(secs => $3), claim_token = $1
-     FROM picked
-    WHERE d.delivery_id = picked.delivery_id
-   RETURNING d.delivery_id, d.webhook_endpoint_id, d.event_id, d.event_type, picked.url, picked.secret_sealed,
-             picked.previous_secret_sealed, picked.previous_secret_expires_at, d.attempts, d.single_attempt,
-             d.created_at`,
+   SELECT c.delivery_id, c.webhook_endpoint_id, c.event_id, c.event_type, p.url, p.secret_sealed,
+          p.previous_secret_sealed, p.previous_secret_expires_at, c.attempts, c.single_attempt, p.probe,
+          c.created_at
+     FROM claimed c JOIN picked p USING (delivery_id)`,
   'webhook-deliveries.claim',
+);
+
+/** Extends the leases a worker still holds (`$1` deliveries, `$2` their claim tokens) by `$3` seconds. */
+const RENEW_LEASES = write(
+  `UPDATE webhook_deliveries d SET claimed_until = clock_timestamp() + make_interval(secs => $3)
+     FROM unnest($1::uuid[], $2::uuid[]) AS held (delivery_id, claim_token)
+    WHERE d.delivery_id = held.delivery_id AND d.claim_token = held.claim_token`,
+  'webhook-deliveries.renew-leases',
 );
 
 /**
  * An attempt's outcome, in one statement. The other pending deliveries a success makes due are taken
  * `SKIP LOCKED` (one being recorded or claimed right now needs no help), so concurrent recordings never wait
- * on each other's rows; the endpoint's row is updated last, by every statement in the same order.
+ * on each other's rows; the endpoint's row is updated last, by every statement in the same order, and only
+ * when something of it changes (its failure count, whether its last attempt succeeded), so a healthy
+ * endpoint's row is not rewritten by every success.
  * `$3`: the delivery's new status; `$8`: the receiver answered 410; `$9`: failures that disable.
  */
 const RECORD_ATTEMPT = write(
   `WITH delivery AS (
      UPDATE webhook_deliveries
-        SET status = $3, attempts = attempts + 1, last_attempt_at = clock_timestamp(),
-            last_response_status = $4, last_error = $5,
+        SET status = $3, last_response_status = $4, last_error = $5,
             next_attempt_at = CASE WHEN $3 = 'PENDING'
                                    THEN clock_timestamp() + make_interval(secs => $6::double precision / 1000)
                               END,
@@ -147,7 +178,10 @@ const RECORD_ATTEMPT = write(
      SELECT status FROM webhook_endpoints WHERE webhook_endpoint_id = $7
    ), endpoint AS (
      UPDATE webhook_endpoints e
-        SET consecutive_failures = CASE WHEN $3 = 'SUCCEEDED' THEN 0 ELSE e.consecutive_failures + 1 END,
+        SET consecutive_failures = CASE WHEN $3 = 'SUCCEEDED' THEN 0
+                                        WHEN $3 = 'FAILED' THEN e.consecutive_failures + 1
+                                        ELSE e.consecutive_failures END,
+            last_attempt_succeeded = ($3 = 'SUCCEEDED'),
             status = CASE WHEN $3 = 'FAILED' AND ($8 OR e.consecutive_failures + 1 >= $9) THEN 'DISABLED'
                           ELSE e.status END,
             disabled_reason = CASE WHEN e.status = 'DISABLED' OR $3 <> 'FAILED' THEN e.disabled_reason
@@ -160,19 +194,14 @@ const RECORD_ATTEMPT = write(
                                    AND ($8 OR e.consecutive_failures + 1 >= $9)
                               THEN clock_timestamp() ELSE e.updated_at END
       WHERE e.webhook_endpoint_id = $7 AND EXISTS (SELECT 1 FROM delivery)
-        AND ($3 = 'FAILED' OR ($3 = 'SUCCEEDED' AND e.consecutive_failures <> 0))
+        AND ($3 = 'FAILED' OR ($3 = 'SUCCEEDED' AND e.consecutive_failures <> 0)
+             OR e.last_attempt_succeeded IS DISTINCT FROM ($3 = 'SUCCEEDED'))
      RETURNING e.status, e.disabled_reason
    )
    SELECT EXISTS (SELECT 1 FROM delivery) AS recorded,
           (SELECT endpoint.disabled_reason FROM endpoint, before
             WHERE endpoint.status = 'DISABLED' AND before.status = 'ENABLED') AS disabled`,
   'webhook-deliveries.record-attempt',
-);
-
-const NEXT_DUE_AT = read(
-  `SELECT min(greatest(d.next_attempt_at, coalesce(d.claimed_until, d.next_attempt_at))) AS due
-     FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
-    WHERE d.status = 'PENDING' AND e.status = 'ENABLED'`,
 );
 
 const OLDEST_PENDING_AGE = read(
@@ -227,10 +256,20 @@ export interface AttemptRecord {
 export class WebhookDeliveriesRepository {
   constructor(private readonly sql: Sql) {}
 
-  /** Leases up to `limit` due deliveries (CLAIM); the lease holds once `tx` commits. */
-  async claim(tx: Tx, limit: number, leaseSeconds: number, claimToken: string): Promise<ClaimedDelivery[]> {
-    if (limit <= 0) return [];
-    const rows = await tx.rows<ClaimedRow>(CLAIM, [claimToken, limit, leaseSeconds]);
+  /**
+   * Leases due deliveries (CLAIM): up to `slots.regular` from endpoints not failing and `slots.slow` probes
+   * of failing ones; the lease holds once `tx` commits, and each counts as an attempt.
+   */
+  async claim(
+    tx: Tx,
+    slots: { regular: number; slow: number },
+    leaseSeconds: number,
+    claimToken: string,
+  ): Promise<ClaimedDelivery[]> {
+    const regular = Math.max(0, slots.regular);
+    const slow = Math.max(0, slots.slow);
+    if (regular + slow === 0) return [];
+    const rows = await tx.rows<ClaimedRow>(CLAIM, [claimToken, regular, slow, leaseSeconds]);
     return rows.map((row) => ({
       deliveryId: row.delivery_id,
       webhookEndpointId: row.webhook_endpoint_id,
@@ -238,11 +277,26 @@ export class WebhookDeliveriesRepository {
       eventType: row.event_type,
       url: row.url,
       secrets: sealedSecretsOf(row),
-      attempts: row.attempts,
+      attempt: row.attempts,
       singleAttempt: row.single_attempt,
+      probe: row.probe,
       claimToken,
       createdAt: row.created_at,
     }));
+  }
+
+  /** Extends the leases of `held` (deliveries this worker is sending) by `leaseSeconds` from now. */
+  async renewLeases(
+    tx: Tx,
+    held: ReadonlyArray<{ deliveryId: string; claimToken: string }>,
+    leaseSeconds: number,
+  ): Promise<void> {
+    if (held.length === 0) return;
+    await tx.rowCount(RENEW_LEASES, [
+      held.map((h) => h.deliveryId),
+      held.map((h) => h.claimToken),
+      leaseSeconds,
+    ]);
   }
 
   /**
@@ -270,12 +324,6 @@ export class WebhookDeliveriesRepository {
       CONSECUTIVE_FAILURES_TO_DISABLE,
     ]);
     return { recorded: row.recorded, ...(row.disabled ? { disabled: row.disabled } : {}) };
-  }
-
-  /** When the next delivery not in flight becomes due (or a lease runs out), if any is pending. */
-  async nextDueAt(): Promise<Date | undefined> {
-    const [row] = await this.sql.rows<{ due: Date | null }>(NEXT_DUE_AT);
-    return row?.due ?? undefined;
   }
 
   /** Seconds since the oldest delivery still pending to an enabled endpoint was created (0 when none). */

@@ -55,9 +55,13 @@ export function sealedSecretsOf(row: SecretsRow): SealedSecrets {
   };
 }
 
+/** Creates serialise on this lock, so each counts the endpoints the ones before it committed. */
+const LOCK_CREATES = write("SELECT pg_advisory_xact_lock(hashtextextended('webhook-endpoints:create', 0))");
+/** Inserts the endpoint unless `$6` endpoints exist already (none returned then). */
 const INSERT = write(
   `INSERT INTO webhook_endpoints (webhook_endpoint_id, url, event_types, description, secret_sealed)
-   VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+   SELECT $1, $2, $3, $4, $5 WHERE (SELECT count(*) FROM webhook_endpoints) < $6
+   RETURNING ${COLUMNS}`,
 );
 const READ = read(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE webhook_endpoint_id = $1`);
 const LOCK = write(
@@ -73,6 +77,8 @@ const UPDATE = write(
       SET url = $2, event_types = $3, description = $4,
           consecutive_failures = CASE WHEN status = 'DISABLED' AND $5 = 'ENABLED' THEN 0
                                       ELSE consecutive_failures END,
+          last_attempt_succeeded = CASE WHEN url <> $2 OR (status = 'DISABLED' AND $5 = 'ENABLED') THEN NULL
+                                        ELSE last_attempt_succeeded END,
           status = $5, disabled_reason = $6,
           version = version + 1, updated_at = clock_timestamp()
     WHERE webhook_endpoint_id = $1
@@ -104,8 +110,14 @@ export interface EndpointUpdate {
 export class WebhookEndpointsRepository {
   constructor(private readonly sql: Sql) {}
 
-  async insert(
+  /**
+   * Inserts the endpoint while fewer than `limit` exist, disabled ones included (undefined when `limit`
+   * exist). Creates take a lock for the rest of `tx` first, so concurrent ones cannot both take the last
+   * place; other changes of endpoints are not held up.
+   */
+  async insertWithin(
     tx: Tx,
+    limit: number,
     endpoint: {
       webhookEndpointId: string;
       url: string;
@@ -113,15 +125,17 @@ export class WebhookEndpointsRepository {
       description: string | null;
     },
     secretSealed: string,
-  ): Promise<WebhookEndpoint> {
+  ): Promise<WebhookEndpoint | undefined> {
+    await tx.rows(LOCK_CREATES);
     const rows = await tx.rows<EndpointRow>(INSERT, [
       endpoint.webhookEndpointId,
       endpoint.url,
       endpoint.eventTypes,
       endpoint.description,
       secretSealed,
+      limit,
     ]);
-    return toEndpoint(rows[0]);
+    return rows[0] ? toEndpoint(rows[0]) : undefined;
   }
 
   async read(webhookEndpointId: string): Promise<WebhookEndpoint | undefined> {
@@ -149,7 +163,8 @@ export class WebhookEndpointsRepository {
 
   /**
    * Writes the fields and status; a new version. Enabling resets the failure count, so an endpoint enabled
-   * again gets ten more chances.
+   * again gets ten more chances; enabling it or changing its URL makes it unproven again (one delivery in
+   * flight until an attempt succeeds).
    */
   async update(tx: Tx, webhookEndpointId: string, update: EndpointUpdate): Promise<WebhookEndpoint> {
     const rows = await tx.rows<EndpointRow>(UPDATE, [

@@ -37,6 +37,8 @@ function eventClass(
   subject: 'orderId' | 'taskId',
   data: Type<unknown>,
   dataDescription: string,
+  /** As an order's timeline shows it: `sequence` and others' `actorId` for admins only. */
+  timeline = false,
 ): Type<unknown> {
   class EventBody {
     @ResponseField(uuid(), { description: 'Also the `webhook-id` of its deliveries.' })
@@ -44,16 +46,15 @@ function eventClass(
 
     @ResponseField(oneOf(types, typeEnum))
     type: string;
-
-    @ResponseField(SEQUENCE, {
-      description: 'Given at commit: increasing in commit order, with gaps. The feed is ordered by it.',
-    })
-    sequence: number;
-
-    @ResponseField(timestamp())
-    occurredAt: Date;
   }
   Object.defineProperty(EventBody, 'name', { value: name });
+  ResponseField(SEQUENCE, {
+    optional: timeline,
+    description: timeline
+      ? 'For admins only: its gaps would tell others how much happened in the whole shop.'
+      : 'Given at commit: increasing in commit order, with gaps. The feed is ordered by it.',
+  })(EventBody.prototype, 'sequence');
+  ResponseField(timestamp())(EventBody.prototype, 'occurredAt');
   ResponseField(uuid())(EventBody.prototype, subject);
   ResponseField(uuid(), {
     optional: subject === 'taskId',
@@ -64,7 +65,9 @@ function eventClass(
   })(EventBody.prototype, 'customerId');
   ResponseField(uuid(), {
     optional: true,
-    description: 'The user whose request caused it; absent when the service did it.',
+    description: timeline
+      ? "The user whose request caused it; absent when the service did it, and for a caller who is not an admin unless it is the caller's own id."
+      : 'The user whose request caused it; absent when the service did it.',
   })(EventBody.prototype, 'actorId');
   ResponseField(nested(data), { description: dataDescription })(EventBody.prototype, 'data');
   return EventBody;
@@ -77,6 +80,17 @@ export const OrderEventResponse = eventClass(
   'orderId',
   OrderResponse,
   'The order as GET /api/v1/orders/{orderId} returned it right after the change (for ORDER_DELETED, as it was).',
+);
+
+/** An event of an order's timeline (`GET /api/v1/orders/{orderId}/events`). */
+export const OrderTimelineEventResponse = eventClass(
+  'OrderTimelineEvent',
+  ORDER_EVENT_TYPES,
+  'OrderEventType',
+  'orderId',
+  OrderResponse,
+  'The order as GET /api/v1/orders/{orderId} returned it right after the change (for ORDER_DELETED, as it was).',
+  true,
 );
 
 export const TaskEventResponse = eventClass(
@@ -124,7 +138,7 @@ export class EventFeedPageResponse {
 }
 
 /** An offset page of an order's events. */
-export class EventPageResponse extends OffsetPageResponse(EVENT_SCHEMA, 'EventPageResponse') {}
+export class EventPageResponse extends OffsetPageResponse(OrderTimelineEventResponse, 'EventPageResponse') {}
 
 /** Query of `GET /api/v1/events`. */
 export class EventFeedQuery {
