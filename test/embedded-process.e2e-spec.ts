@@ -105,7 +105,7 @@ describe('npm start on the embedded store', () => {
       delete env.DATABASE_URL;
       delete env.REDIS_URL;
       delete env.REDIS_CLUSTER_NODES;
-    delete env.REDIS_CLUSTER_NODES;
+      delete env.REDIS_CLUSTER_NODES;
       const second = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let said = '';
       second.stdout?.on('data', (d: Buffer) => (said += d.toString()));

@@ -49,7 +49,9 @@ export class RedisHealthIndicator {
 function withTimeout<T>(promise: Promise<T>): Promise<T> {
   return Promise.race([
     promise,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), PING_TIMEOUT_MS).unref()),
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error('timeout')), PING_TIMEOUT_MS).unref(),
+    ),
   ]);
 }
 

@@ -35,7 +35,11 @@ export function queueConnections(redis: QueueRedisSettings): QueueConnections {
   return {
     prefix: queuePrefix(redis.keyPrefix),
     producer: () =>
-      connectRedis(redis.server, { maxRetriesPerRequest: 1, enableOfflineQueue: false, waitForFailover: true }),
+      connectRedis(redis.server, {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        waitForFailover: true,
+      }),
     worker: () => connectRedis(redis.server, { maxRetriesPerRequest: null, waitForFailover: true }),
   };
 }

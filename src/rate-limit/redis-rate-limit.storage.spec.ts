@@ -163,7 +163,9 @@ describe('RedisRateLimitStorage without a live Redis', () => {
   it('on a Redis Cluster sends each count as a call of its own (keys of other slots cannot share one)', async () => {
     const evalsha = jest
       .fn()
-      .mockImplementation((_sha: string, n: number) => Promise.resolve(Array.from({ length: 2 * n }, () => 1)));
+      .mockImplementation((_sha: string, n: number) =>
+        Promise.resolve(Array.from({ length: 2 * n }, () => 1)),
+      );
     const cluster = { evalsha, isCluster: true } as unknown as IORedis;
     const storage = new RedisRateLimitStorage(cluster, 'p:rl:');
     await Promise.all(['a', 'b', 'a'].map((k) => storage.increment(`default:user:${k}`, WINDOW_MS, 5)));
