@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { read } from './sql-statement';
 import { StatementRunner, type StatementTarget } from './statement-runner';
 
@@ -27,10 +27,10 @@ else
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end`;
 
-/** In Redis: every pod sees every caller's writes. */
+/** In Redis (one server or a cluster: one key a call): every pod sees every caller's writes. */
 export class RedisWritePositions implements WritePositions {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: Redis | Cluster,
     private readonly prefix: string,
     private readonly ttlMs: number,
   ) {}
