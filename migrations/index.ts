@@ -15,6 +15,8 @@ import { Events1763800016000 } from './1763800016000-events';
 import { EventsNumberedInSharedMode1763800016100 } from './1763800016100-events-numbered-in-shared-mode';
 import { Webhooks1763800017000 } from './1763800017000-webhooks';
 import { WebhookFanOut1763800017100 } from './1763800017100-webhook-fan-out';
+import { EventHorizonAndSubscribers1763800018000 } from './1763800018000-event-horizon-and-subscribers';
+import { WebhookFanOutBySubscriber1763800018100 } from './1763800018100-webhook-fan-out-by-subscriber';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
 export const migrations: Array<new () => MigrationInterface> = [
@@ -34,4 +36,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   EventsNumberedInSharedMode1763800016100,
   Webhooks1763800017000,
   WebhookFanOut1763800017100,
+  EventHorizonAndSubscribers1763800018000,
+  WebhookFanOutBySubscriber1763800018100,
 ];

@@ -12,7 +12,6 @@ import { APP_CONFIG } from '../config/config.module';
 import { SecretCipher } from '../encryption/secret-cipher';
 import { Transactions } from '../database/transactions';
 import { EventFeedService } from '../events/event-feed.service';
-import { EventRecorder } from '../events/event-recorder.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { JobQueue, QueuedJob } from '../queue/job-queue';
 import type { AttemptOutcome } from './domain/attempt-outcome';
@@ -56,7 +55,7 @@ const WAKE_AFTER_MS = 10;
 
 /**
  * Sends webhook deliveries, at least once, in the `worker` and `all` roles. PostgreSQL is the record of
- * what is due; the queue only wakes workers ("wake" after an event's transaction commits, "sweep" on a
+ * what is due; the queue only wakes workers ("wake" after the fan-out subscriber creates deliveries, "sweep" on a
  * schedule, and each reconnection to Redis), so an outage of Redis or a killed worker delays deliveries and
  * loses none. A woken worker claims due deliveries (webhook-deliveries.repository.ts: leased rows, a cap per
  * endpoint) until none is left or its slots are full, sends each with the WebhookSender, records the
@@ -86,7 +85,6 @@ export class WebhookDeliveryProcessor
     private readonly queue: JobQueue,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly feed: EventFeedService,
-    private readonly recorder: EventRecorder,
     private readonly transactions: Transactions,
     private readonly cipher: SecretCipher,
     private readonly metrics: MetricsService,
@@ -101,8 +99,6 @@ export class WebhookDeliveryProcessor
   onModuleInit(): void {
     this.queue.registerProcessor(WEBHOOK_QUEUE, (job) => this.run(job), { concurrency: 1 });
     this.queue.onReconnect(() => this.kick());
-    // The statement that recorded events created their deliveries: a worker looks once they commit.
-    this.recorder.onRecorded(() => void this.transactions.afterCommit(() => this.wake()));
     this.metrics.trackQueue(WEBHOOK_QUEUE);
     this.metrics.trackOldestPendingWebhook(() => this.deliveries.oldestPendingAgeSeconds());
   }
