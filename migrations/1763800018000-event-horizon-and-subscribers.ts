@@ -4,15 +4,16 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * The feed's horizon kept in a row, and the positions of the service's event subscribers
  * (docs/decisions/0150-event-subscribers-and-a-kept-horizon.md).
  *
- * `events_horizon()` is what followers (feed pages, subscribers) read instead of taking the numbering lock
- * themselves: the horizon kept in `event_horizon`, advanced by the caller that finds it stale (events
- * numbered past it, and older than `HORIZON_INTERVAL`), one caller at a time (the row's lock, skipped by the
- * others, who serve the kept horizon). The advancing caller takes the horizon as `events_feed_horizon()`
- * does (the numbering lock in exclusive mode). So the numbering lock is taken exclusively at most once per
- * interval however many followers there are. A horizon read from the row is as safe as one just taken: it
- * was taken under the exclusive lock and committed afterwards, so every event up to it is visible to any
- * later snapshot. The caller must run it in a transaction of its own that ends at once, and read events in
- * a later statement.
+ * `events_horizon()` is what followers (feed pages, subscribers) call instead of waiting for the numbering
+ * lock themselves. When events were numbered past the kept horizon: if no transaction holds the numbering
+ * lock at that instant (`pg_try_advisory_xact_lock`, which never waits, so no writer queues behind it), the
+ * latest number is the horizon; otherwise the kept one is served, and once it is older than 100 ms the
+ * caller that gets the row's lock (the others skip it) waits for the lock in exclusive mode as
+ * `events_feed_horizon()` does and keeps the result. So the blocking exclusive request, the one that queues
+ * writers, happens at most once per interval however many followers there are. A kept horizon is as safe as
+ * one just taken: it was taken under the exclusive lock and committed afterwards, so every event up to it is
+ * visible to any later snapshot. The caller runs it in a transaction of its own that ends at once, and reads
+ * events in a later statement.
  *
  * `event_subscribers`: one row per named consumer, its `position` the last sequence it has handled; a runner
  * holds the row's lock for the length of a batch (so a dead runner's batch is rolled back and its row free at
@@ -39,7 +40,14 @@ export class EventHorizonAndSubscribers1763800018000 implements MigrationInterfa
       BEGIN
         SELECT * INTO kept FROM event_horizon;
         SELECT CASE WHEN is_called THEN last_value ELSE 0 END INTO latest FROM events_sequence;
-        IF latest = kept.horizon OR kept.advanced_at > clock_timestamp() - interval '100 milliseconds' THEN
+        IF latest = kept.horizon THEN
+          RETURN kept.horizon;
+        END IF;
+        -- No transaction is numbering now: the latest number is the horizon, and no writer waited for it.
+        IF pg_try_advisory_xact_lock(7305416350) THEN
+          RETURN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_sequence);
+        END IF;
+        IF kept.advanced_at > clock_timestamp() - interval '100 milliseconds' THEN
           RETURN kept.horizon;
         END IF;
         -- One keeper at a time; the others serve the kept horizon meanwhile.

@@ -27,6 +27,8 @@ export const SUBSCRIBERS_POLL_MS = 5_000;
 /** A failed batch is handed again after this, doubled by each failure in a row, up to the maximum. */
 export const SUBSCRIBER_BACKOFF = { firstMs: 1_000, maxMs: 300_000 } as const;
 const DEFAULT_BATCH = 100;
+/** When another runner holds a consumer for a batch, this one looks again after this. */
+const BUSY_RETRY_MS = 200;
 /** A wake-up looks this long after it is asked for, with every wake-up asked for meanwhile. */
 const WAKE_AFTER_MS = 10;
 
@@ -180,8 +182,8 @@ export class EventSubscribers implements OnModuleInit, OnApplicationBootstrap, B
     const horizon = await this.transactions.runAlone((tx) => this.events.feedHorizon(tx));
     return this.transactions.runAlone(async (tx) => {
       const row = await this.positions.lock(tx, consumer.name);
-      // Another runner holds it (its pass goes on), or it was never registered (a runner's start does).
-      if (!row) return 'done';
+      // Another runner holds it for a batch: look again soon, for events its batch may have been read before.
+      if (!row) return { retryAt: new Date(Date.now() + BUSY_RETRY_MS) };
       if (row.nextAttemptAt && row.nextAttemptAt.getTime() > Date.now()) return { retryAt: row.nextAttemptAt };
       if (row.position >= horizon) return 'done';
       const page = await this.events.feedPage(row.position, {}, consumer.batchSize, horizon);
