@@ -2,7 +2,7 @@ import { Injectable, Module } from '@nestjs/common';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import type { StoredEvent } from '../src/events/domain/event';
-import { type EventSubscriber, EventSubscription } from '../src/events/domain/event-subscriber';
+import { type EventSubscriber, EventSubscription } from '../src/events/event-subscriber';
 import { EventSubscribers, SUBSCRIBER_BACKOFF } from '../src/events/event-subscribers.service';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient, MERGE_PATCH } from './support/http-client';
@@ -62,7 +62,9 @@ describe('event subscribers', () => {
   const subscriber = async (name: string): Promise<SubscriberRow> =>
     (await direct.query('SELECT * FROM event_subscribers WHERE name = $1', [name])).rows[0] as SubscriberRow;
   const sequenceOf = async (eventId: string): Promise<number> =>
-    Number((await direct.query('SELECT sequence FROM events WHERE event_id = $1', [eventId])).rows[0].sequence);
+    Number(
+      (await direct.query('SELECT sequence FROM events WHERE event_id = $1', [eventId])).rows[0].sequence,
+    );
   const probeSaw = () => handled.flat().map((event) => event.sequence);
   const lagMetric = async () => {
     const res = await t.app.inject({ method: 'GET', url: '/metrics' });
@@ -97,7 +99,10 @@ describe('event subscribers', () => {
     for (const attempts of [1, 2]) {
       failures.push(
         await (async () => {
-          await until(`failure ${attempts}`, async () => (await subscriber('test-probe')).attempts >= attempts);
+          await until(
+            `failure ${attempts}`,
+            async () => (await subscriber('test-probe')).attempts >= attempts,
+          );
           return subscriber('test-probe');
         })(),
       );
@@ -111,8 +116,15 @@ describe('event subscribers', () => {
 
     refusing = false;
     await until('the batch to be handled', () => probeSaw().includes(sequence));
-    await until('the position to pass it', async () => Number((await subscriber('test-probe')).position) >= sequence);
-    expect(await subscriber('test-probe')).toMatchObject({ attempts: 0, last_error: null, next_attempt_at: null });
+    await until(
+      'the position to pass it',
+      async () => Number((await subscriber('test-probe')).position) >= sequence,
+    );
+    expect(await subscriber('test-probe')).toMatchObject({
+      attempts: 0,
+      last_error: null,
+      next_attempt_at: null,
+    });
     expect(probeSaw().filter((s) => s === sequence)).toHaveLength(1);
     expect(await lagMetric()).toBe(0);
   });
@@ -143,7 +155,9 @@ describe('event subscribers', () => {
     const later = await createEndpoint(admin, { url: receiver.url('/later') });
     expect((await admin('DELETE', `${WEBHOOK_ENDPOINTS}/${deleted.webhookEndpointId}`)).statusCode).toBe(204);
     const last = await sequenceOf(subscribed);
-    expect(Number((await subscriber('webhook-fan-out')).position)).toBeLessThan(await sequenceOf(beforeCreate));
+    expect(Number((await subscriber('webhook-fan-out')).position)).toBeLessThan(
+      await sequenceOf(beforeCreate),
+    );
     await hold.query('COMMIT');
     hold.release();
     t.app.get(EventSubscribers).wake();

@@ -117,7 +117,7 @@ describe('the change feed under concurrent, out-of-order commits', () => {
     // Start where the feed is now: an empty page points past every event visible.
     const start = (await admin('GET', `${EVENTS}?customerId=${randomUUID()}`)).json<FeedPage>().nextCursor;
     let writesDone = 0;
-    let lastSequence: number | undefined;
+    let lastSequence: number | undefined = undefined;
     let lagWhileHeld = false;
     const filtered = follow(`&customerId=${customerId}`, start, () => lastSequence);
     const unfiltered = follow('', start, () => lastSequence);
@@ -172,7 +172,7 @@ describe('the change feed under concurrent, out-of-order commits', () => {
     await Promise.all(writers);
     const heldIds = await Promise.all(held);
     lastSequence = Number(
-      (await direct.query("SELECT last_value FROM events_sequence")).rows[0].last_value as string,
+      (await direct.query('SELECT last_value FROM events_sequence')).rows[0].last_value as string,
     );
     await Promise.all([filtered.pages, unfiltered.pages]);
 

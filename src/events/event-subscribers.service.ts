@@ -12,11 +12,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { Transactions } from '../database/transactions';
 import { MetricsService } from '../metrics/metrics.service';
 import { JobQueue } from '../queue/job-queue';
-import {
-  EVENT_SUBSCRIPTION,
-  type EventSubscriber,
-  type EventSubscriptionOptions,
-} from './domain/event-subscriber';
+import { EVENT_SUBSCRIPTION, type EventSubscriber, type EventSubscriptionOptions } from './event-subscriber';
 import { EventRecorder } from './event-recorder.service';
 import { EventSubscribersRepository } from './persistence/event-subscribers.repository';
 import { EventsRepository } from './persistence/events.repository';
@@ -184,7 +180,8 @@ export class EventSubscribers implements OnModuleInit, OnApplicationBootstrap, B
       const row = await this.positions.lock(tx, consumer.name);
       // Another runner holds it for a batch: look again soon, for events its batch may have been read before.
       if (!row) return { retryAt: new Date(Date.now() + BUSY_RETRY_MS) };
-      if (row.nextAttemptAt && row.nextAttemptAt.getTime() > Date.now()) return { retryAt: row.nextAttemptAt };
+      if (row.nextAttemptAt && row.nextAttemptAt.getTime() > Date.now())
+        return { retryAt: row.nextAttemptAt };
       if (row.position >= horizon) return 'done';
       const page = await this.events.feedPage(row.position, {}, consumer.batchSize, horizon);
       if (page.purgedThrough > row.position) {
@@ -198,7 +195,11 @@ export class EventSubscribers implements OnModuleInit, OnApplicationBootstrap, B
       const full = page.events.length === consumer.batchSize;
       if (page.events.length > 0) await consumer.handler.handle(page.events, tx);
       // A page short of a batch reached the horizon: the position moves to it, past any gap.
-      await this.positions.advance(tx, consumer.name, full ? page.events[page.events.length - 1].sequence : horizon);
+      await this.positions.advance(
+        tx,
+        consumer.name,
+        full ? page.events[page.events.length - 1].sequence : horizon,
+      );
       return full ? 'more' : 'done';
     });
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions, type Tx } from '../database/transactions';
 import type { StoredEvent } from '../events/domain/event';
-import { type EventSubscriber, EventSubscription } from '../events/domain/event-subscriber';
+import { type EventSubscriber, EventSubscription } from '../events/event-subscriber';
 import { WebhookFanOutRepository } from './persistence/webhook-fan-out.repository';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 

@@ -22,7 +22,14 @@ export async function startWorker(env: Record<string, string>): Promise<WorkerPr
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/src/worker.js'], {
     cwd: ROOT,
-    env: { ...process.env, APP_ROLE: 'worker', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      APP_ROLE: 'worker',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

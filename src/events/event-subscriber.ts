@@ -1,6 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
-import type { Tx } from '../../database/transactions';
-import type { StoredEvent } from './event';
+import type { Tx } from '../database/transactions';
+import type { StoredEvent } from './domain/event';
 
 /**
  * Code that follows events as a named consumer (docs/events.md "Subscribers"): a provider of its module,
