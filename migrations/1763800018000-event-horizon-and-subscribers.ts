@@ -6,8 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * `events_horizon()` is what followers (feed pages, subscribers) call instead of waiting for the numbering
  * lock themselves. When events were numbered past the kept horizon: if no transaction holds the numbering
- * lock at that instant (`pg_try_advisory_xact_lock`, which never waits, so no writer queues behind it), the
- * latest number is the horizon; otherwise the kept one is served, and once it is older than 100 ms the
+ * lock at that instant (`pg_try_advisory_lock`, which never waits, so no writer queues behind it, released
+ * within the call), the latest number is the horizon; otherwise the kept one is served, and once it is older than 100 ms the
  * caller that gets the row's lock (the others skip it) waits for the lock in exclusive mode as
  * `events_feed_horizon()` does and keeps the result. So the blocking exclusive request, the one that queues
  * writers, happens at most once per interval however many followers there are. A kept horizon is as safe as
@@ -44,8 +44,17 @@ export class EventHorizonAndSubscribers1763800018000 implements MigrationInterfa
           RETURN kept.horizon;
         END IF;
         -- No transaction is numbering now: the latest number is the horizon, and no writer waited for it.
-        IF pg_try_advisory_xact_lock(7305416350) THEN
-          RETURN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_sequence);
+        -- Session-level, released before returning: held for the read of the sequence alone, not until this
+        -- caller's commit reaches the server.
+        IF pg_try_advisory_lock(7305416350) THEN
+          BEGIN
+            latest := (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_sequence);
+          EXCEPTION WHEN OTHERS OR QUERY_CANCELED THEN
+            PERFORM pg_advisory_unlock(7305416350);
+            RAISE;
+          END;
+          PERFORM pg_advisory_unlock(7305416350);
+          RETURN latest;
         END IF;
         IF kept.advanced_at > clock_timestamp() - interval '100 milliseconds' THEN
           RETURN kept.horizon;
