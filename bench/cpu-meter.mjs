@@ -124,8 +124,10 @@ export async function measureRound({ base, pid, postgres, poolerPid, amount, con
       },
     ],
   });
-  run.on('response', () => {
+  const latencies = [];
+  run.on('response', (_client, _status, _bytes, responseTimeMs) => {
     lastResponse = process.hrtime.bigint();
+    latencies.push(responseTimeMs);
   });
   const result = await run;
   const seconds = Number(lastResponse - started) / 1e9;
@@ -140,6 +142,7 @@ export async function measureRound({ base, pid, postgres, poolerPid, amount, con
     poolerUs: poolerPid ? (poolerAfter - poolerBefore) / completed : undefined,
     rps: result['2xx'] / seconds,
     p50Ms: result.latency.p50,
+    p95Ms: latencies.sort((a, b) => a - b)[Math.max(0, Math.ceil(latencies.length * 0.95) - 1)],
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,

@@ -12,6 +12,12 @@
 //    random position, unfiltered, by customer and by a rare type, latency p50/p95. Goal: p95 <= 20 ms.
 // 5. servable lag: PATCHes at BENCH_LAG_RATE (100) per second while a follower polls the feed; for each,
 //    the time from its answer (after its commit) until the follower saw its event. Goal: p95 <= 1 s.
+// 6. followers: keyed creates with and without BENCH_FOLLOWERS (20) feed clients each polling 5 times a second,
+//    interleaved rounds: the creates' p95 and the mean number of transactions waiting on the numbering lock
+//    (sampled every 5 ms). Goal: both grow by <= 10 %.
+// 7. endpoints (needs REDIS_URL): keyed creates on an `api`-role server (no worker: the fan-out runs
+//    elsewhere) with 0 and with 50 subscribed endpoints, interleaved: CPU per request of the server and of
+//    the database's backends. Goal: 50 endpoints <= 1.1x none.
 // Servers run on core 0 (taskset), this runner on core 1. Needs PostgreSQL (BENCH_DATABASE_URL or
 // DATABASE_URL); Redis via REDIS_URL.
 import { randomUUID } from 'node:crypto';
@@ -65,14 +71,18 @@ const FEED_PAGES = Number(process.env.BENCH_FEED_PAGES ?? 200);
 const LAG_RATE = Number(process.env.BENCH_LAG_RATE ?? 100);
 const LAG_SECONDS = Number(process.env.BENCH_LAG_SECONDS ?? 5);
 /** BENCH_PARTS: which of the parts to run (default all). */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'creates,batch,lock,feed,lag').split(','));
+const PARTS = new Set(
+  (process.env.BENCH_PARTS ?? 'creates,batch,lock,feed,lag,followers,endpoints').split(','),
+);
+const FOLLOWERS = Number(process.env.BENCH_FOLLOWERS ?? 20);
+const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 50);
 const part = async (name, run) => {
   if (!PARTS.has(name)) return undefined;
   const figures = await run();
   console.log(JSON.stringify({ [name]: figures }));
   return figures;
 };
-const DATABASE = 'order_service_bench_events';
+const DATABASE = process.env.BENCH_DATABASE_NAME ?? 'order_service_bench_events';
 const SECRET = 'bench-secret-bench-secret-bench-secret-42';
 const WEBHOOK_SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
 const uuid = (prefix, n) => `00000000-0000-4000-${prefix}-${n.toString(16).padStart(12, '0')}`;
@@ -418,6 +428,162 @@ async function servableLag(base) {
   };
 }
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Mean number of transactions waiting on the numbering lock while `work` runs (sampled every 5 ms). */
+async function lockWaiters(work) {
+  let stop = false;
+  let sum = 0;
+  let samples = 0;
+  const sampler = (async () => {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    while (!stop) {
+      const { rows } = await client.query(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      );
+      sum += rows[0].n;
+      samples += 1;
+      await sleep(5);
+    }
+    await client.end();
+  })();
+  try {
+    return { result: await work(), waiters: sum / Math.max(1, samples) };
+  } finally {
+    stop = true;
+    await sampler;
+  }
+}
+
+/** Keyed creates with and without FOLLOWERS feed clients polling 5 times a second each, interleaved. */
+async function followersCase(target) {
+  const runs = { without: [], with: [] };
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const variant of round % 2 === 0 ? ['without', 'with'] : ['with', 'without']) {
+      let stop = false;
+      const followers =
+        variant === 'with'
+          ? Array.from({ length: FOLLOWERS }, async () => {
+              let cursor = '';
+              while (!stop) {
+                const res = await fetch(`${target.base}/api/v1/events?size=100&cursor=${cursor}`, {
+                  headers: adminAuth,
+                });
+                cursor = (await res.json()).nextCursor;
+                await sleep(200);
+              }
+            })
+          : [];
+      const { result, waiters } = await lockWaiters(() =>
+        measureRound({
+          base: target.base,
+          pid: target.server.pid,
+          postgres,
+          amount: CREATES,
+          connections: CONNECTIONS,
+          request: createRequest,
+        }),
+      );
+      stop = true;
+      await Promise.all(followers);
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`followers case: ${result.non2xx} non-2xx`);
+      runs[variant].push({ p95Ms: result.p95Ms, waiters });
+    }
+  }
+  const ratio = (metric) =>
+    spread(
+      runs.with.map((r, i) => r[metric] / runs.without[i][metric]),
+      3,
+    );
+  return {
+    followers: FOLLOWERS,
+    pollsPerSecondEach: 5,
+    ...Object.fromEntries(
+      Object.entries(runs).map(([name, list]) => [
+        name,
+        {
+          createP95Ms: spread(
+            list.map((r) => r.p95Ms),
+            1,
+          ),
+          meanLockWaiters: spread(
+            list.map((r) => r.waiters),
+            3,
+          ),
+        },
+      ]),
+    ),
+    ratios: { createP95: ratio('p95Ms'), lockWaiters: ratio('waiters') },
+  };
+}
+
+/** Keyed creates on an api-role server with 0 and with ENDPOINTS subscribed endpoints, interleaved. */
+async function endpointsCase() {
+  if (!process.env.REDIS_URL) return { skipped: 'needs REDIS_URL (an api-role server)' };
+  const port = benchPort(4);
+  const api = {
+    base: `http://127.0.0.1:${port}`,
+    server: startServer(root, ['dist/src/main.js'], {
+      ...serviceEnv,
+      PORT: port,
+      APP_ROLE: 'api',
+      REDIS_URL: process.env.REDIS_URL,
+    }),
+  };
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  const runs = { none: [], subscribed: [] };
+  try {
+    await waitUntilUp(`${api.base}/api/v1/orders?size=1`, customer, api.server);
+    await warmUp(api.base, createRequest);
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const variant of round % 2 === 0 ? ['none', 'subscribed'] : ['subscribed', 'none']) {
+        await db.query("DELETE FROM webhook_endpoints WHERE description = 'bench'");
+        if (variant === 'subscribed') {
+          await db.query(
+            `INSERT INTO webhook_endpoints (url, description, secret_sealed)
+             SELECT 'https://receiver.invalid/' || g, 'bench', 'unused' FROM generate_series(1, $1) g`,
+            [ENDPOINTS],
+          );
+        }
+        const measured = await measureRound({
+          base: api.base,
+          pid: api.server.pid,
+          postgres,
+          amount: CREATES,
+          connections: CONNECTIONS,
+          request: createRequest,
+        });
+        if (measured.non2xx > 0 || measured.errors > 0)
+          throw new Error(`endpoints case: ${measured.non2xx} non-2xx`);
+        runs[variant].push(measured);
+      }
+    }
+  } finally {
+    await db.query("DELETE FROM webhook_endpoints WHERE description = 'bench'");
+    await db.end();
+    await stopServer(api.server);
+  }
+  const cpu = (r) => r.nodeUs + r.pgUs;
+  return {
+    endpoints: ENDPOINTS,
+    none: {
+      nodeCpuUs: spread(runs.none.map((r) => r.nodeUs)),
+      postgresCpuUs: spread(runs.none.map((r) => r.pgUs)),
+    },
+    subscribed: {
+      nodeCpuUs: spread(runs.subscribed.map((r) => r.nodeUs)),
+      postgresCpuUs: spread(runs.subscribed.map((r) => r.pgUs)),
+    },
+    ratio: spread(
+      runs.subscribed.map((r, i) => cpu(r) / cpu(runs.none[i])),
+      3,
+    ),
+  };
+}
+
 let summary;
 try {
   for (const target of targets) {
@@ -429,6 +595,8 @@ try {
   const lockFigures = await part('lock', numberingLock);
   const feedFigures = await part('feed', () => feedPages(targets[0].base));
   const lagFigures = await part('lag', () => servableLag(targets[0].base));
+  const followerFigures = await part('followers', () => followersCase(targets[0]));
+  const endpointFigures = await part('endpoints', endpointsCase);
   summary = {
     machine: `${os.cpus()[0].model}, ${os.cpus().length} cores, Node ${process.version}`,
     postgres: (await postgresAdmin.query('SHOW server_version')).rows[0].server_version,
@@ -440,11 +608,15 @@ try {
     numberingLock: lockFigures,
     feedPage100: feedFigures && { events: FEED_EVENTS, ...feedFigures },
     servableLag: lagFigures,
+    followers: followerFigures,
+    endpoints: endpointFigures,
     goals: {
       creates: 'events/before: Node CPU <= 1.1x, PostgreSQL CPU <= 1.15x',
       batchConfirm100: '<= 150 ms',
       feedPage100: 'p95 <= 20 ms',
       servableLag: 'p95 <= 1000 ms at 100 changes/s',
+      followers: 'with followers/without: create p95 and numbering-lock waiters <= 1.1x',
+      endpoints: `${ENDPOINTS} endpoints/none: API and database CPU per create <= 1.1x`,
     },
     met: {
       nodeCpu: createFigures && createFigures.ratios.nodeCpu.median <= 1.1,
@@ -452,6 +624,11 @@ try {
       batchConfirm100: batchFigures && batchFigures.events.p95Ms <= 150,
       feedPage100: feedFigures && Object.values(feedFigures).every((f) => f.p95Ms <= 20),
       servableLag: lagFigures && lagFigures.p95Ms <= 1000,
+      followers:
+        followerFigures &&
+        followerFigures.ratios.createP95.median <= 1.1 &&
+        followerFigures.ratios.lockWaiters.median <= 1.1,
+      endpoints: endpointFigures?.ratio && endpointFigures.ratio.median <= 1.1,
     },
   };
 } finally {

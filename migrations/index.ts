@@ -16,6 +16,8 @@ import { EventsNumberedInSharedMode1763800016100 } from './1763800016100-events-
 import { Webhooks1763800017000 } from './1763800017000-webhooks';
 import { WebhookFanOut1763800017100 } from './1763800017100-webhook-fan-out';
 import { WebhookDeliveryFairness1763800017200 } from './1763800017200-webhook-delivery-fairness';
+import { EventHorizonAndSubscribers1763800018000 } from './1763800018000-event-horizon-and-subscribers';
+import { WebhookFanOutBySubscriber1763800018100 } from './1763800018100-webhook-fan-out-by-subscriber';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
 export const migrations: Array<new () => MigrationInterface> = [
@@ -36,4 +38,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   Webhooks1763800017000,
   WebhookFanOut1763800017100,
   WebhookDeliveryFairness1763800017200,
+  EventHorizonAndSubscribers1763800018000,
+  WebhookFanOutBySubscriber1763800018100,
 ];

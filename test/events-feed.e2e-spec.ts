@@ -13,6 +13,8 @@ import { until } from './support/wait';
  */
 
 const EVENTS = '/api/v1/events';
+const cursorSequence = (cursor: string) =>
+  Number(Buffer.from(cursor, 'base64url').toString('utf8').slice('seq:'.length));
 const WRITERS = 6;
 const WRITES_PER_WRITER = 20;
 
@@ -43,20 +45,22 @@ describe('the change feed under concurrent, out-of-order commits', () => {
     await t.close();
   });
 
-  /** A follower: pages the feed (with `query`) from `cursor` until stopped and caught up. */
-  function follow(query: string, cursor: string, done: () => boolean) {
+  /**
+   * A follower: pages the feed (with `query`) from `cursor` until stopped and caught up: its cursor has
+   * passed `last()`, the highest sequence once everything has committed.
+   */
+  function follow(query: string, cursor: string, last: () => number | undefined) {
     const seen: FeedPage['content'] = [];
     const pages = (async () => {
       let position = cursor;
       for (;;) {
-        const finished = done();
+        const end = last();
         const res = await admin('GET', `${EVENTS}?size=7&cursor=${position}${query}`);
         expect(res.statusCode).toBe(200);
         const page = res.json<FeedPage>();
         seen.push(...page.content);
         position = page.nextCursor;
-        // Stop only at a page read after everything committed that says nothing more is servable.
-        if (finished && !page.hasNext) return;
+        if (end !== undefined && !page.hasNext && cursorSequence(position) >= end) return;
       }
     })();
     return { seen, pages };
@@ -113,10 +117,10 @@ describe('the change feed under concurrent, out-of-order commits', () => {
     // Start where the feed is now: an empty page points past every event visible.
     const start = (await admin('GET', `${EVENTS}?customerId=${randomUUID()}`)).json<FeedPage>().nextCursor;
     let writesDone = 0;
-    let allCommitted = false;
+    let lastSequence: number | undefined = undefined;
     let lagWhileHeld = false;
-    const filtered = follow(`&customerId=${customerId}`, start, () => allCommitted);
-    const unfiltered = follow('', start, () => allCommitted);
+    const filtered = follow(`&customerId=${customerId}`, start, () => lastSequence);
+    const unfiltered = follow('', start, () => lastSequence);
     const seenOfCustomer = () => filtered.seen.length;
 
     // Held open while writers commit after them: each is released once followers have seen events
@@ -167,7 +171,9 @@ describe('the change feed under concurrent, out-of-order commits', () => {
     });
     await Promise.all(writers);
     const heldIds = await Promise.all(held);
-    allCommitted = true;
+    lastSequence = Number(
+      (await direct.query('SELECT last_value FROM events_sequence')).rows[0].last_value as string,
+    );
     await Promise.all([filtered.pages, unfiltered.pages]);
 
     const table = (

@@ -5,6 +5,7 @@ import { AppConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { DeliveryAddressesModule } from '../delivery-addresses/delivery-addresses.module';
 import { EVENTS_MAINTENANCE_QUEUE } from '../events/event-maintenance.service';
+import { EVENT_SUBSCRIBERS_QUEUE } from '../events/event-subscribers.service';
 import { EventsModule } from '../events/events.module';
 import { EncryptionModule } from '../encryption/encryption.module';
 import { FilesModule } from '../files/files.module';
@@ -36,6 +37,7 @@ const JOB_QUEUES = [
   ...Object.values(TASK_QUEUES),
   MAINTENANCE_QUEUE,
   EVENTS_MAINTENANCE_QUEUE,
+  EVENT_SUBSCRIBERS_QUEUE,
   IDEMPOTENCY_MAINTENANCE_QUEUE,
   WEBHOOK_QUEUE,
 ];

@@ -60,6 +60,7 @@ export class MetricsService {
     registers: [this.registry],
   });
   private feedLagSource: (() => Promise<number>) | undefined;
+  private subscriberLagSource: (() => Promise<Array<{ name: string; seconds: number }>>) | undefined;
 
   constructor(queue: JobQueue, replicas: ReplicaSet) {
     collectDefaultMetrics({ register: this.registry });
@@ -93,6 +94,18 @@ export class MetricsService {
       async collect() {
         const source = lag();
         if (source) this.set(await source().catch(() => -1));
+      },
+    });
+    const subscriberLag = () => this.subscriberLagSource;
+    new Gauge({
+      name: 'event_subscriber_lag_seconds',
+      help: 'Per event subscriber, how long the oldest event it has not handled yet has waited (0 when caught up)',
+      labelNames: ['subscriber'] as const,
+      registers: [this.registry],
+      async collect() {
+        const source = subscriberLag();
+        const lags = source ? await source().catch(() => []) : [];
+        for (const { name, seconds } of lags) this.set({ subscriber: name }, seconds);
       },
     });
   }
@@ -155,6 +168,11 @@ export class MetricsService {
    */
   trackFeedLag(source: () => Promise<number>): void {
     this.feedLagSource = source;
+  }
+
+  /** The source of `event_subscriber_lag_seconds` (the events module gives it). */
+  trackSubscriberLag(source: () => Promise<Array<{ name: string; seconds: number }>>): void {
+    this.subscriberLagSource = source;
   }
 
   /** Reads the age of the oldest pending webhook delivery when /metrics is scraped (the webhooks module). */

@@ -12,7 +12,6 @@ import { APP_CONFIG } from '../config/config.module';
 import { SecretCipher } from '../encryption/secret-cipher';
 import { Transactions } from '../database/transactions';
 import { EventFeedService } from '../events/event-feed.service';
-import { EventRecorder } from '../events/event-recorder.service';
 import { MetricsService } from '../metrics/metrics.service';
 import { JobQueue, QueuedJob } from '../queue/job-queue';
 import type { AttemptOutcome } from './domain/attempt-outcome';
@@ -76,7 +75,7 @@ interface HeldAttempt {
 /**
  * Sends webhook deliveries, at least once, in the `worker` and `all` roles. PostgreSQL is the record of
  * what is due. The delivery work learns that something is due in one way, `deliveriesDue()` (called once
- * deliveries were created or made due; carried by the queue to a sending process when the caller does not
+ * deliveries were created, by the fan-out subscriber, or made due; carried by the queue to a sending process when the caller does not
  * send), besides a safety poll every SAFETY_POLL_MS in each sending process, so an outage of Redis or a
  * killed worker delays deliveries and loses none.
  *
@@ -113,7 +112,6 @@ export class WebhookDeliveryProcessor
     private readonly queue: JobQueue,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly feed: EventFeedService,
-    private readonly recorder: EventRecorder,
     private readonly transactions: Transactions,
     private readonly cipher: SecretCipher,
     private readonly metrics: MetricsService,
@@ -128,8 +126,6 @@ export class WebhookDeliveryProcessor
 
   onModuleInit(): void {
     this.queue.registerProcessor(WEBHOOK_QUEUE, (job) => this.run(job), { concurrency: 1 });
-    // The statement that recorded events created their deliveries (the fan-out trigger).
-    this.recorder.onRecorded(() => void this.deliveriesDue());
     this.metrics.trackQueue(WEBHOOK_QUEUE);
     this.metrics.trackOldestPendingWebhook(() => this.deliveries.oldestPendingAgeSeconds());
   }

@@ -7,16 +7,19 @@ import { WebhookDeliveriesController } from './http/webhook-deliveries.controlle
 import { WebhookEndpointsController } from './http/webhook-endpoints.controller';
 import { WebhookDeliveriesRepository } from './persistence/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './persistence/webhook-endpoints.repository';
+import { WebhookFanOutRepository } from './persistence/webhook-fan-out.repository';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookDeliveryProcessor } from './webhook-delivery.processor';
 import { systemHostResolver, WEBHOOK_HOST_RESOLVER } from './webhook-destinations';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookFanOut } from './webhook-fan-out.subscriber';
 
 /**
  * Webhooks: endpoints (HTTP, secrets sealed at rest) and the delivery processor that sends each event to the
  * endpoints subscribed to it, at least once, signed by the Standard Webhooks rules, only to destinations the
- * policy allows (docs/events.md). The deliveries of an event are created by the statement that records it
- * (a trigger on `events`: migration 1763800017100-webhook-fan-out); their bodies are the feed's rendering.
+ * policy allows (docs/events.md). The deliveries of an event are created by an event subscriber
+ * (`WebhookFanOut`), after its commit, for the endpoints subscribed at its `sequence`; their bodies are the
+ * feed's rendering.
  */
 @Module({
   imports: [EventsModule],
@@ -37,6 +40,8 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
     WebhookEndpointsService,
     WebhookDeliveriesService,
     WebhookDeliveryProcessor,
+    WebhookFanOutRepository,
+    WebhookFanOut,
   ],
 })
 export class WebhooksModule {}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { WebhookDeliveryProcessor } from '../../src/webhooks/webhook-delivery.processor';
+import { EventSubscribers } from '../../src/events/event-subscribers.service';
 import { ApiClient, bodyWithStatus } from './http-client';
 import { TestApp } from './test-app';
 
@@ -38,8 +38,8 @@ export async function createEndpoint(
 }
 
 /**
- * Records an event as a writer of events does (one row of `events`, in a statement of its own: its trigger
- * creates the deliveries) and wakes the delivery processor as the recorder's listeners are; its id. The
+ * Records an event as a writer of events does (one row of `events`, in a statement of its own) and wakes
+ * the event subscribers as the recorder's listeners are (the fan-out creates its deliveries); its id. The
  * event's `data` is a stand-in: what a delivery carries is whatever the feed serves for it.
  */
 export async function recordEvent(t: TestApp, type: string, eventId: string = randomUUID()): Promise<string> {
@@ -51,7 +51,7 @@ export async function recordEvent(t: TestApp, type: string, eventId: string = ra
       type,
       { recordedBy: 'test' },
     ]);
-  await t.app.get(WebhookDeliveryProcessor).deliveriesDue();
+  t.app.get(EventSubscribers).wake();
   return eventId;
 }
 

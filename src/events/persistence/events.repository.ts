@@ -7,8 +7,8 @@ import type { EventType } from '../domain/event-types';
 
 /**
  * The key of the advisory lock events are numbered under at commit: writers take it in shared mode, the
- * feed's horizon in exclusive mode (the migrations 1763800016000-events and 1763800016100); the feed-lag
- * metric looks for transactions waiting on it.
+ * keeper of the feed's horizon in exclusive mode (the migrations 1763800016000-events, 1763800016100 and
+ * 1763800018000); the feed-lag metric looks for transactions waiting on it.
  */
 export const EVENT_NUMBERING_LOCK = 7_305_416_350;
 
@@ -90,11 +90,13 @@ const NUMBERING_WAIT = read(
 );
 
 /**
- * The feed's horizon (`events_feed_horizon()`, migration 1763800016100): the highest number given once every
- * transaction that has numbered its events has ended; every event up to it is visible from then on, or never
- * will be. A write: the function takes the numbering lock in exclusive mode until its transaction ends.
+ * The feed's horizon (`events_horizon()`, migration 1763800018000): the highest number given once every
+ * transaction that had numbered its events had ended; every event up to it is visible from then on, or never
+ * will be. Kept in a row and advanced by whichever follower finds it stale, at most once per interval, under
+ * the numbering lock in exclusive mode (`events_feed_horizon()`, 1763800016100): followers read the row
+ * instead of taking the lock. A write: the advancing caller holds the lock until its transaction ends.
  */
-const FEED_HORIZON = write('SELECT events_feed_horizon()::text AS horizon', 'events.feed-horizon');
+const FEED_HORIZON = write('SELECT events_horizon()::text AS horizon', 'events.horizon');
 
 const PURGE_OLDEST = write(
   `WITH oldest AS (
@@ -142,8 +144,9 @@ export class EventsRepository {
   }
 
   /**
-   * The feed's horizon (FEED_HORIZON). `tx` must be a transaction of its own that ends at once (`runAlone`):
-   * the exclusive hold on the numbering lock, which stops every commit of events, lasts as long as `tx`.
+   * The feed's horizon (FEED_HORIZON), for feed pages and subscribers alike. `tx` must be a transaction of
+   * its own that ends at once (`runAlone`): when it advances the horizon, its exclusive hold on the numbering
+   * lock, which stops every commit of events, lasts as long as `tx`.
    */
   async feedHorizon(tx: Tx): Promise<number> {
     const [{ horizon }] = await tx.rows<{ horizon: string }>(FEED_HORIZON);
