@@ -314,7 +314,10 @@ try {
     await commitToReceipt(1, 1, 'warm-up');
     const rounds = [];
     for (let round = 1; round <= FAIRNESS_ROUNDS; round++) {
-      const alone = { load: loadAverage(), ...(await commitToReceipt(FAIRNESS_RATE, FAIRNESS_SECONDS, `alone ${round}`)) };
+      const alone = {
+        load: loadAverage(),
+        ...(await commitToReceipt(FAIRNESS_RATE, FAIRNESS_SECONDS, `alone ${round}`)),
+      };
       const silentEndpoints = [];
       for (let i = 0; i < SILENT_ENDPOINTS; i++)
         silentEndpoints.push(await endpoint(`/silent/${i}`, silentUrl));
@@ -332,7 +335,11 @@ try {
       const p95s = rounds.map((r) => r[which].p95);
       return { p95Median: percentile(p95s, 50), p95Min: Math.min(...p95s), p95Max: Math.max(...p95s) };
     };
-    results.fairness = { silentEndpoints: SILENT_ENDPOINTS, alone: summary('alone'), beside: summary('beside') };
+    results.fairness = {
+      silentEndpoints: SILENT_ENDPOINTS,
+      alone: summary('alone'),
+      beside: summary('beside'),
+    };
     console.log('fairness ms', results.fairness);
     await removeEndpoint(healthy);
   }
