@@ -56,10 +56,12 @@ const LEASE_RENEWAL_MS = 1_000;
  */
 export const SAFETY_POLL_MS = 1_000;
 /**
- * Statements the processor runs at once at most (recording attempts): it shares the process's connection
- * pool with the API, which must never wait behind a burst of deliveries.
+ * Records of attempts the processor runs at once at most, for attempts in regular slots and in slow ones: it
+ * shares the process's connection pool with the API, which must never wait behind a burst of deliveries, and
+ * a burst of timeouts (many silent receivers' attempts ending together) must not hold up the records of
+ * healthy endpoints, whose in-flight count lasts until their records commit.
  */
-const MAX_STATEMENTS = 5;
+const MAX_RECORDS = { regular: 3, slow: 2 } as const;
 const RETENTION_BATCH = 1_000;
 /** A wake-up looks this long after it is asked for, with every wake-up asked for meanwhile. */
 const WAKE_AFTER_MS = 10;
@@ -98,8 +100,10 @@ export class WebhookDeliveryProcessor
   private readonly held = new Map<string, HeldAttempt>();
   private regular = 0;
   private slow = 0;
-  private statements = 0;
-  private readonly waitingForStatement: Array<() => void> = [];
+  private readonly records = {
+    regular: new StatementLimit(MAX_RECORDS.regular),
+    slow: new StatementLimit(MAX_RECORDS.slow),
+  };
   private draining = false;
   private drainAgain = false;
   private renewing = false;
@@ -330,7 +334,9 @@ export class WebhookDeliveryProcessor
 
   private async record(delivery: ClaimedDelivery, record: AttemptRecord, gone: boolean): Promise<void> {
     try {
-      const result = await this.withStatement(() =>
+      // An attempt that became slow (or a probe) waits only behind other slow ones.
+      const lane = this.held.get(delivery.deliveryId)?.slow === false ? 'regular' : 'slow';
+      const result = await this.records[lane].run(() =>
         this.transactions.runAlone((tx) => this.deliveries.recordAttempt(tx, delivery, record, gone)),
       );
       if (!result.recorded) return;
@@ -368,18 +374,25 @@ export class WebhookDeliveryProcessor
       if (deleted < RETENTION_BATCH) return total;
     }
   }
+}
 
-  /** Runs `statement` when fewer than MAX_STATEMENTS of the processor's own are running. */
-  private async withStatement<T>(statement: () => Promise<T>): Promise<T> {
-    while (this.statements >= MAX_STATEMENTS) {
-      await new Promise<void>((resolve) => this.waitingForStatement.push(resolve));
+/** Runs statements at most `limit` at once; the others wait their turn, first come first served. */
+class StatementLimit {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(statement: () => Promise<T>): Promise<T> {
+    while (this.running >= this.limit) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
-    this.statements += 1;
+    this.running += 1;
     try {
       return await statement();
     } finally {
-      this.statements -= 1;
-      this.waitingForStatement.shift()?.();
+      this.running -= 1;
+      this.waiting.shift()?.();
     }
   }
 }

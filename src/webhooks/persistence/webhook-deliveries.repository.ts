@@ -92,8 +92,11 @@ const DUE_AND_FREE = `d.status = 'PENDING' AND d.next_attempt_at <= now()
  * probes of failing ones (its slow slots). The endpoints are locked (`FOR NO KEY UPDATE SKIP LOCKED`: the
  * key-share locks of inserted deliveries are not blocked) so two workers never fill the same endpoint's cap
  * at once; an endpoint another worker is leasing from is skipped, not waited for. The attempt is counted
- * here, as it starts: one cut short by a dead worker still counts. The picked rows are updated by their
- * keys (`= ANY (ARRAY(…))`), so the update never scans the table.
+ * here, as it starts: one cut short by a dead worker still counts. Whether an endpoint has a due delivery is
+ * asked endpoint by endpoint (`LATERAL … LIMIT 1`, its first one by the pending index): asked as an `EXISTS`,
+ * the planner read every due delivery of every endpoint, so each claim grew with the backlogs of receivers
+ * that never answer. The picked rows are updated by their keys (`= ANY (ARRAY(…))`), so the update never
+ * scans the table.
  */
 const CLAIM = write(
   `WITH endpoints AS (
@@ -102,9 +105,10 @@ const CLAIM = write(
             CASE WHEN e.last_attempt_succeeded THEN ${IN_FLIGHT_PER_HEALTHY_ENDPOINT}
                  ELSE ${IN_FLIGHT_PER_OTHER_ENDPOINT} END AS cap
        FROM webhook_endpoints e
+       CROSS JOIN LATERAL (SELECT 1 FROM webhook_deliveries d
+                            WHERE d.webhook_endpoint_id = e.webhook_endpoint_id AND ${DUE_AND_FREE}
+                            LIMIT 1) due
       WHERE e.status = 'ENABLED'
-        AND EXISTS (SELECT 1 FROM webhook_deliveries d
-                     WHERE d.webhook_endpoint_id = e.webhook_endpoint_id AND ${DUE_AND_FREE})
       FOR NO KEY UPDATE OF e SKIP LOCKED
    ), candidates AS (
      SELECT p.delivery_id, p.next_attempt_at, e.url, e.secret_sealed, e.previous_secret_sealed,
