@@ -2,57 +2,19 @@
  * Dependency rules of the Order Service, checked by dependency-cruiser (`npm run lint:deps`, part of `npm run lint`).
  * Every rule is proven by a planted violation in test/architecture/dependency-rules.spec.ts.
  *
- * Paths are relative to the working directory (the repository root), e.g. `src/orders/orders.service.ts`. The
+ * Paths are relative to the working directory (the repository root), e.g. `src/modules/orders/orders.service.ts`. The
  * client package's sources (client/src/) are cruised too, under their own rules.
  *
- * Target architecture:
- * - domain modules: src/<module>/ for the names in DOMAIN_MODULES;
- * - cross-cutting mechanisms: src/<folder>/ for the names in CROSS_CUTTING;
+ * Target architecture, shown by the layout of src/ (test/architecture/source-layout.spec.ts keeps it to these):
+ * - domain modules, the business capabilities: src/modules/<module>/;
+ * - the platform they stand on, cross-cutting mechanisms that never know a domain module: src/platform/<folder>/;
  * - composition roots: src/bootstrap/** (app.module, the HTTP app, the OpenAPI document builder), and the entry
  *   points src/main.ts and src/worker.ts (may import anything);
  * - layers inside a module, told apart by file name (see the patterns below); `*.module.ts` wires its own layers.
  */
 
-/** Domain modules: the business capabilities. */
-const DOMAIN_MODULES = [
-  'orders',
-  'products',
-  'users',
-  'delivery-addresses',
-  'tasks',
-  'files',
-  'events',
-  'webhooks',
-];
-
-/** Cross-cutting mechanisms the domain modules build on; they never know a domain module. */
-const CROSS_CUTTING = [
-  'auth',
-  'batch',
-  'config',
-  'database',
-  'encryption',
-  'health',
-  'http',
-  'idempotency',
-  'logging',
-  'metrics',
-  'openapi',
-  'paging',
-  'problem',
-  'queue',
-  'rate-limit',
-  'redis',
-  'storage',
-  'telemetry',
-  'tracing',
-  'validation',
-  'versioning',
-  'types',
-];
-
-const IN_DOMAIN_MODULE = `^src/(?:${DOMAIN_MODULES.join('|')})/`;
-const IN_CROSS_CUTTING = `^src/(?:${CROSS_CUTTING.join('|')})/`;
+const IN_DOMAIN_MODULE = '^src/modules/';
+const IN_CROSS_CUTTING = '^src/platform/';
 
 /*
  * Layer patterns. dependency-cruiser refuses regular expressions with nested quantifiers (safe-regex), hence the
@@ -61,14 +23,20 @@ const IN_CROSS_CUTTING = `^src/(?:${CROSS_CUTTING.join('|')})/`;
 /** Domain layer: anything under a `domain/` folder of a module. */
 const DOMAIN = '^src/.+/domain/';
 /** Persistence layer: entities, repositories and anything under a `persistence/` folder. */
-const PERSISTENCE = ['^src/[^/]+/.*\\.(?:entity|repository)\\.ts$', '^src/.+/persistence/'];
+const PERSISTENCE = [
+  '^src/(?:modules|platform)/[^/]+/.*\\.(?:entity|repository)\\.ts$',
+  '^src/.+/persistence/',
+];
 /** Application layer: services and queue processors. */
-const APPLICATION = '^src/[^/]+/.*\\.(?:service|processor)\\.ts$';
+const APPLICATION = '^src/(?:modules|platform)/[^/]+/.*\\.(?:service|processor)\\.ts$';
 /**
  * HTTP layer: controllers, DTOs, views, and anything under a `dto/` or `http/` folder *of a module* (`.+` needs a
- * module folder first, so the cross-cutting folder src/http/ itself is not a module's HTTP layer).
+ * module folder first, so the cross-cutting folder src/platform/http/ itself is not a module's HTTP layer).
  */
-const HTTP = ['^src/[^/]+/.*\\.(?:controller|dto|view)\\.ts$', '^src/.+/(?:dto|http)/'];
+const HTTP = [
+  '^src/(?:modules|platform)/[^/]+/.*\\.(?:controller|dto|view)\\.ts$',
+  '^src/(?:modules|platform)/.+/(?:dto|http)/',
+];
 
 /** Files that are legitimately nobody's dependency and depend on nothing. */
 const NOT_ORPHANS = [
@@ -101,7 +69,7 @@ module.exports = {
     },
     {
       // scope 'folder' counts the folder `src` as the whole tree, so it cannot see a cycle that runs through the
-      // root files (src/orders -> src/openapi -> src/main.ts -> src/orders). The root files are entry points that
+      // root files (src/modules/orders -> src/platform/openapi -> src/main.ts -> src/modules/orders). The root files are entry points that
       // import every folder, so any import of one from a subfolder closes such a cycle.
       name: 'no-folder-cycles',
       comment: 'Folders depend one way: a file in a src/ subfolder never imports a root file (main, worker).',
@@ -126,9 +94,10 @@ module.exports = {
     },
     {
       name: 'persistence-is-private',
-      comment: "A module's entities/repositories are used only inside src/<module>/ (and by src/database/).",
+      comment:
+        "A module's entities/repositories are used only inside src/<module>/ (and by src/platform/database/).",
       severity: 'error',
-      from: { path: '^src/([^/]+)/', pathNot: '^src/(?:database|bootstrap)/' },
+      from: { path: '^src/((?:modules|platform)/[^/]+)/', pathNot: '^src/platform/database/' },
       to: { path: PERSISTENCE, pathNot: '^src/$1/' },
     },
     {
@@ -144,16 +113,16 @@ module.exports = {
       comment:
         'Cross-cutting folders (auth, http, problem, …) never import a domain module (orders, products, …).',
       severity: 'error',
-      from: { path: IN_CROSS_CUTTING, pathNot: '^src/database/' },
+      from: { path: IN_CROSS_CUTTING, pathNot: '^src/platform/database/' },
       to: { path: IN_DOMAIN_MODULE },
     },
     {
-      // src/database/ may list entities (see persistence-is-private), but nothing else of a domain module.
+      // src/platform/database/ may list entities (see persistence-is-private), but nothing else of a domain module.
       name: 'cross-cutting-below-domain-modules',
       comment:
         'Cross-cutting folders (auth, http, problem, …) never import a domain module (orders, products, …).',
       severity: 'error',
-      from: { path: '^src/database/' },
+      from: { path: '^src/platform/database/' },
       to: { path: IN_DOMAIN_MODULE, pathNot: PERSISTENCE },
     },
     {

@@ -30,11 +30,11 @@ export default tseslint.config(
   },
   {
     // One way to run SQL (docs/architecture.md, "Running SQL"): reads through Sql, writes through the Tx that
-    // Transactions hands out, both in src/database/. TypeORM's DataSource, EntityManager, query runners and
+    // Transactions hands out, both in src/platform/database/. TypeORM's DataSource, EntityManager, query runners and
     // repositories, and pg itself, would run statements around it (a write outside any transaction among them).
     // Entities describe tables with TypeORM's decorators; modules register them with TypeOrmModule.forFeature.
     files: ['src/**/*.ts'],
-    ignores: ['src/database/**', 'src/**/*.spec.ts'],
+    ignores: ['src/platform/database/**', 'src/**/*.spec.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -42,22 +42,26 @@ export default tseslint.config(
           paths: [
             {
               name: 'typeorm',
-              message: 'SQL runs through Sql (reads) and the Tx of Transactions.run (writes): src/database/.',
+              message:
+                'SQL runs through Sql (reads) and the Tx of Transactions.run (writes): src/platform/database/.',
             },
             {
               name: 'pg',
-              message: 'SQL runs through Sql (reads) and the Tx of Transactions.run (writes): src/database/.',
+              message:
+                'SQL runs through Sql (reads) and the Tx of Transactions.run (writes): src/platform/database/.',
             },
             {
               name: '@nestjs/typeorm',
               importNames: ['InjectRepository', 'InjectDataSource', 'InjectEntityManager'],
-              message: 'SQL runs through Sql (reads) and the Tx of Transactions.run (writes): src/database/.',
+              message:
+                'SQL runs through Sql (reads) and the Tx of Transactions.run (writes): src/platform/database/.',
             },
           ],
           patterns: [
             {
               group: ['typeorm/*', 'pg/*', 'pg-*'],
-              message: 'SQL runs through Sql (reads) and the Tx of Transactions.run (writes): src/database/.',
+              message:
+                'SQL runs through Sql (reads) and the Tx of Transactions.run (writes): src/platform/database/.',
             },
           ],
         },

@@ -43,9 +43,9 @@ import { deployedMemorySettings } from './deployed-memory-settings.mjs';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { signAccessToken } = require(path.join(root, 'dist/src/auth/token-signer.js'));
-const { databaseOptions } = require(path.join(root, 'dist/src/database/database-options.js'));
-const { runMigrationsLocked } = require(path.join(root, 'dist/src/database/migrations-runner.js'));
+const { signAccessToken } = require(path.join(root, 'dist/src/platform/auth/token-signer.js'));
+const { databaseOptions } = require(path.join(root, 'dist/src/platform/database/database-options.js'));
+const { runMigrationsLocked } = require(path.join(root, 'dist/src/platform/database/migrations-runner.js'));
 const { DataSource } = require('typeorm');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;

@@ -11,9 +11,14 @@ const SWITCHES = {
   // entered, for requests or jobs, so Node 20's promise hooks never turn on (one `run` anywhere, a queue
   // job's included, turns them on for the whole process).
   'async-context': [
-    ['src/tracing/tracing.hooks.js', '(0, trace_context_1.runInTrace)(request.trace, done);', 'done();', 2],
     [
-      'src/tracing/trace-context.js',
+      'src/platform/tracing/tracing.hooks.js',
+      '(0, trace_context_1.runInTrace)(request.trace, done);',
+      'done();',
+      2,
+    ],
+    [
+      'src/platform/tracing/trace-context.js',
       'return storage.run(trace, from ? () => from.enter(trace, fn) : fn);',
       'return fn();',
     ],
@@ -21,7 +26,7 @@ const SWITCHES = {
   // The shared rate limit: the guard (Redis counters, RateLimit-* headers) is not installed.
   'rate-limit': [
     [
-      'src/rate-limit/rate-limit.module.js',
+      'src/platform/rate-limit/rate-limit.module.js',
       'providers: [{ provide: core_1.APP_GUARD, useClass: rate_limit_guard_1.RateLimitGuard }],',
       'providers: [],',
     ],
@@ -29,7 +34,7 @@ const SWITCHES = {
   // The request histogram and counters of /metrics.
   metrics: [
     [
-      'src/metrics/metrics.service.js',
+      'src/platform/metrics/metrics.service.js',
       "fastify.addHook('onResponse',",
       "((..._hook) => undefined)('onResponse',",
     ],
@@ -37,7 +42,7 @@ const SWITCHES = {
   // Helmet's eight security headers.
   'security-headers': [
     [
-      'src/http/security-headers.js',
+      'src/platform/http/security-headers.js',
       "fastify.addHook('onRequest',",
       "((..._hook) => undefined)('onRequest',",
     ],
@@ -45,7 +50,7 @@ const SWITCHES = {
   // The deprecation guard (Deprecation/Sunset/Link on deprecated operations, 410 after the sunset).
   deprecation: [
     [
-      'src/versioning/versioning.module.js',
+      'src/platform/versioning/versioning.module.js',
       '{ provide: core_1.APP_GUARD, useClass: deprecation_guard_1.DeprecationGuard }',
       'clock_1.Clock',
     ],
@@ -53,7 +58,7 @@ const SWITCHES = {
   // The request validation guard (headers, query, path and body checked before the handler).
   'request-validation': [
     [
-      'src/validation/validation.module.js',
+      'src/platform/validation/validation.module.js',
       '{ provide: core_1.APP_GUARD, useClass: request_validation_guard_1.RequestValidationGuard },',
       '',
     ],
@@ -61,7 +66,7 @@ const SWITCHES = {
   // CORS (@fastify/cors: Vary and the allow-origin headers on every response).
   cors: [
     [
-      'src/http/cors.js',
+      'src/platform/http/cors.js',
       'await fastify.register(cors_1.default,',
       'await ((..._plugin) => undefined)(cors_1.default,',
     ],
@@ -69,29 +74,41 @@ const SWITCHES = {
   // Multipart uploads (@fastify/multipart and the service's two hooks around it).
   multipart: [
     [
-      'src/validation/multipart-body.js',
+      'src/platform/validation/multipart-body.js',
       'await fastify.register(multipart_1.default,',
       'await ((..._plugin) => undefined)(multipart_1.default,',
     ],
     [
-      'src/validation/multipart-body.js',
+      'src/platform/validation/multipart-body.js',
       "fastify.addHook('preValidation',",
       "((..._hook) => undefined)('preValidation',",
     ],
-    ['src/validation/multipart-body.js', "fastify.addHook('onSend',", "((..._hook) => undefined)('onSend',"],
+    [
+      'src/platform/validation/multipart-body.js',
+      "fastify.addHook('onSend',",
+      "((..._hook) => undefined)('onSend',",
+    ],
   ],
   // The 414 for URIs over 8 KiB.
   'uri-length': [
-    ['src/http/uri-length.hook.js', "fastify.addHook('onRequest',", "((..._hook) => undefined)('onRequest',"],
+    [
+      'src/platform/http/uri-length.hook.js',
+      "fastify.addHook('onRequest',",
+      "((..._hook) => undefined)('onRequest',",
+    ],
   ],
   // Conditional reads (If-None-Match → 304).
   'conditional-read': [
-    ['src/http/conditional-read.hook.js', "fastify.addHook('onSend',", "((..._hook) => undefined)('onSend',"],
+    [
+      'src/platform/http/conditional-read.hook.js',
+      "fastify.addHook('onSend',",
+      "((..._hook) => undefined)('onSend',",
+    ],
   ],
   // The idempotency recorder's hook (stores the response of a request with a claimed key).
   'idempotency-hook': [
     [
-      'src/idempotency/idempotency.recorder.js',
+      'src/platform/idempotency/idempotency.recorder.js',
       "fastify?.addHook('onSend',",
       "((..._hook) => undefined)('onSend',",
     ],
@@ -99,7 +116,7 @@ const SWITCHES = {
   // The JSON output rules' hook (order views are in output form already; other bodies would not be).
   'json-output': [
     [
-      'src/http/json-output.hook.js',
+      'src/platform/http/json-output.hook.js',
       "fastify.addHook('preSerialization',",
       "((..._hook) => undefined)('preSerialization',",
     ],
@@ -108,7 +125,7 @@ const SWITCHES = {
   // admin. For measurement only: it lets anyone in.
   'bearer-auth': [
     [
-      'src/auth/bearer-auth.guard.js',
+      'src/platform/auth/bearer-auth.guard.js',
       'async canActivate(context) {',
       "async canActivate(context) { context.switchToHttp().getRequest().caller = { userId: '00000000-0000-4000-9000-000000000001', roles: ['ADMIN'] }; return true;",
     ],
@@ -116,7 +133,7 @@ const SWITCHES = {
   // The trace ids of each request (random span and trace ids, the `traceparent` text): one fixed trace.
   'trace-ids': [
     [
-      'src/tracing/trace-context.js',
+      'src/platform/tracing/trace-context.js',
       'function startSpan(incoming) {',
       "const FIXED_TRACE = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', sampled: true, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };\nfunction startSpan(incoming) { return FIXED_TRACE;",
     ],
@@ -124,7 +141,7 @@ const SWITCHES = {
   // The just-in-time user (a caller's first request creates its user row).
   'just-in-time-user': [
     [
-      'src/users/users.module.js',
+      'src/modules/users/users.module.js',
       '{ provide: core_1.APP_GUARD, useClass: just_in_time_user_guard_1.JustInTimeUserGuard },',
       '',
     ],

@@ -19,7 +19,7 @@ import pg from 'pg';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { signAccessToken } = require(path.join(root, 'dist/src/auth/token-signer.js'));
+const { signAccessToken } = require(path.join(root, 'dist/src/platform/auth/token-signer.js'));
 
 const SERVER_URL = process.env.DATABASE_URL;
 if (!SERVER_URL) {

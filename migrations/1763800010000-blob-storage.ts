@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * File bytes (the PostgreSQL adapter of the storage port, src/storage/): one `blobs` row per file and its
+ * File bytes (the PostgreSQL adapter of the storage port, src/platform/storage/): one `blobs` row per file and its
  * bytes in fixed-size `blob_chunks` rows. A blob is written (`written_at` set once all chunks are in), then
  * attached by the transaction that stores the metadata referencing it; blobs never attached are purged.
  */

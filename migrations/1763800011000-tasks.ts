@@ -4,7 +4,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Long-running tasks and their results. A task row is committed before its job is queued
  * (`queued_at` tells whether the job reached the queue; the reconciler queues it again otherwise); its
  * result commits together with its COMPLETED status. Reports keep their body; exports keep a file in blob
- * storage (src/storage/), referenced by an opaque key.
+ * storage (src/platform/storage/), referenced by an opaque key.
  */
 export class Tasks1763800011000 implements MigrationInterface {
   name = 'Tasks1763800011000';

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Metadata of uploaded files (src/files/): order attachments and user avatars. The bytes are behind the
+ * Metadata of uploaded files (src/modules/files/): order attachments and user avatars. The bytes are behind the
  * storage port; `blob_key` is its opaque key (text: the port promises no format).
  *
  * `order_id` has no ON DELETE CASCADE on purpose: deleting an order deletes its attachments through the

@@ -9,7 +9,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * behind a transaction pooler.
  *
  * The numbering lock's key, 7305416350, is fixed (no other lock of the service uses it; the feed-lag metric
- * looks for waiters on it: EVENT_NUMBERING_LOCK in src/events/persistence/).
+ * looks for waiters on it: EVENT_NUMBERING_LOCK in src/modules/events/persistence/).
  * `event_retention.purged_through` is the highest sequence retention has deleted: a feed cursor before it has
  * lost events.
  */

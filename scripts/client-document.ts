@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { generateOpenApiDocument } from '../src/bootstrap/openapi/offline-document';
-import { loadConfig } from '../src/config/app-config';
+import { loadConfig } from '../src/platform/config/app-config';
 
 /**
  * The instant the client's generated types describe the API as of. A deprecated operation stays in them

@@ -5,7 +5,7 @@ import type { OpenAPIObject, OperationObject, ParameterObject, RequestBodyObject
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import * as ts from 'typescript';
 import { HTTP_METHODS } from '../src/bootstrap/openapi/endpoint-conventions';
-import { IDEMPOTENCY_KEY_HEADER } from '../src/idempotency/idempotency.constants';
+import { IDEMPOTENCY_KEY_HEADER } from '../src/platform/idempotency/idempotency.constants';
 import { CLIENT_DOCUMENT_AS_OF, clientDocument } from './client-document';
 import { resourcesModule } from './client-resources';
 

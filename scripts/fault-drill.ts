@@ -18,8 +18,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { signAccessToken } from '../src/auth/token-signer';
-import { postgresBinaries as embeddedBinaries } from '../src/database/embedded/binaries';
+import { signAccessToken } from '../src/platform/auth/token-signer';
+import { postgresBinaries as embeddedBinaries } from '../src/platform/database/embedded/binaries';
 
 /**
  * `npm run drill:faults`: a fault drill of the built service against a PostgreSQL and a Redis of its own

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { databaseOptions } from '../src/database/database-options';
-import { runMigrationsLocked } from '../src/database/migrations-runner';
-import { applyRoleDefaults, sessionSettings } from '../src/database/session-limits';
-import { transactionLimits } from '../src/config/app-config';
-import { exitWithError, useProcessLogger } from '../src/logging/app-logger';
+import { databaseOptions } from '../src/platform/database/database-options';
+import { runMigrationsLocked } from '../src/platform/database/migrations-runner';
+import { applyRoleDefaults, sessionSettings } from '../src/platform/database/session-limits';
+import { transactionLimits } from '../src/platform/config/app-config';
+import { exitWithError, useProcessLogger } from '../src/platform/logging/app-logger';
 
 /**
  * `npm run migration:run` and the migrations Job (`node dist/scripts/migrate.js`): applies pending migrations

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { generateOpenApiDocument } from '../src/bootstrap/openapi/offline-document';
-import { ConfigError, loadConfig } from '../src/config/app-config';
-import { exitWithError, useProcessLogger } from '../src/logging/app-logger';
+import { ConfigError, loadConfig } from '../src/platform/config/app-config';
+import { exitWithError, useProcessLogger } from '../src/platform/logging/app-logger';
 
 /**
  * Writes openapi.json at the repository root, or at the path given as its argument (npm run openapi; CI

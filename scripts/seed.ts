@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { loadConfigOrExit, resolveDatabase } from '../src/bootstrap/runtime';
-import { databaseOptions } from '../src/database/database-options';
-import { runMigrationsLocked } from '../src/database/migrations-runner';
-import { exitWithError } from '../src/logging/app-logger';
+import { databaseOptions } from '../src/platform/database/database-options';
+import { runMigrationsLocked } from '../src/platform/database/migrations-runner';
+import { exitWithError } from '../src/platform/logging/app-logger';
 
 /**
  * Development seed (`npm run seed`): a catalogue, a demo customer and a few orders. Idempotent: fixed ids

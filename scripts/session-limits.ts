@@ -2,9 +2,9 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { loadConfigOrExit } from '../src/bootstrap/runtime';
-import { databaseOptions } from '../src/database/database-options';
-import { applyRoleDefaults, sessionSettings } from '../src/database/session-limits';
-import { exitWithError } from '../src/logging/app-logger';
+import { databaseOptions } from '../src/platform/database/database-options';
+import { applyRoleDefaults, sessionSettings } from '../src/platform/database/session-limits';
+import { exitWithError } from '../src/platform/logging/app-logger';
 
 /**
  * `npm run db:session-limits` (in the image: `node dist/scripts/session-limits.js`): makes the service's

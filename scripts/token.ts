@@ -1,8 +1,8 @@
-import { runTokenCommand } from '../src/auth/token-cli';
+import { runTokenCommand } from '../src/platform/auth/token-cli';
 
 /**
  * `npm run token -- --sub <uuid> --role ADMIN [--role CUSTOMER] [--ttl 3600]`: prints a bearer token signed
- * with JWT_SECRET (the token only, on stdout). The logic and its tests live in src/auth/token-cli.ts.
+ * with JWT_SECRET (the token only, on stdout). The logic and its tests live in src/platform/auth/token-cli.ts.
  */
 export function main(argv: string[] = process.argv.slice(2)): Promise<number> {
   return runTokenCommand(argv, process.env, {

@@ -1,10 +1,10 @@
 // First: OpenTelemetry (when on) patches pg, ioredis and http as they are required.
-import { stopTelemetry } from './telemetry/start';
+import { stopTelemetry } from './platform/telemetry/start';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createHttpApp } from './bootstrap/http-app';
 import { loadConfigOrExit, onShutdownSignal, resolveDatabase } from './bootstrap/runtime';
-import { exitWithError } from './logging/app-logger';
+import { exitWithError } from './platform/logging/app-logger';
 import { runWorker } from './worker';
 
 async function bootstrap(): Promise<void> {

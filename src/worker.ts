@@ -1,11 +1,11 @@
 // First: OpenTelemetry (when on) patches pg, ioredis and http as they are required.
-import { stopTelemetry } from './telemetry/start';
+import { stopTelemetry } from './platform/telemetry/start';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { loadConfigOrExit, onShutdownSignal, resolveDatabase } from './bootstrap/runtime';
 import { createWorkerApp } from './bootstrap/worker-app';
-import { AppConfig } from './config/app-config';
-import { exitWithError } from './logging/app-logger';
+import { AppConfig } from './platform/config/app-config';
+import { exitWithError } from './platform/logging/app-logger';
 
 /**
  * The worker process (APP_ROLE=worker): queue processors, and the operational endpoints on PORT. On

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, JWTPayload, KeyLike, SignJWT, UnsecuredJWT } from 'jose';
-import { signAccessToken } from '../src/auth/token-signer';
+import { signAccessToken } from '../src/platform/auth/token-signer';
 import { expectProblemEnvelope } from './support/problem';
 import { AuthProbeModule } from './support/probes/auth.probe';
 import { bearer, callerToken } from './support/tokens';

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
-import { Transactions } from '../src/database/transactions';
-import { BlobStorage, BlobTooLargeError } from '../src/storage/blob-storage';
-import { CHUNK_BYTES } from '../src/storage/postgres-blob-storage';
+import { Transactions } from '../src/platform/database/transactions';
+import { BlobStorage, BlobTooLargeError } from '../src/platform/storage/blob-storage';
+import { CHUNK_BYTES } from '../src/platform/storage/postgres-blob-storage';
 import { bootTestApp, TestApp } from './support/test-app';
 import { runRedis } from './support/redis';
 

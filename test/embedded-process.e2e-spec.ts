@@ -4,7 +4,7 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { startEmbeddedPostgres } from '../src/database/embedded/embedded-server';
+import { startEmbeddedPostgres } from '../src/platform/database/embedded/embedded-server';
 import { freePort } from './support/net';
 import { answers200, until } from './support/wait';
 

@@ -1,9 +1,9 @@
 import { Injectable, Module } from '@nestjs/common';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import type { StoredEvent } from '../src/events/domain/event';
-import { type EventSubscriber, EventSubscription } from '../src/events/event-subscriber';
-import { EventSubscribers, SUBSCRIBER_BACKOFF } from '../src/events/event-subscribers.service';
+import type { StoredEvent } from '../src/modules/events/domain/event';
+import { type EventSubscriber, EventSubscription } from '../src/modules/events/event-subscriber';
+import { EventSubscribers, SUBSCRIBER_BACKOFF } from '../src/modules/events/event-subscribers.service';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient, MERGE_PATCH } from './support/http-client';
 import { createOrder } from './support/orders';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { DataSource } from 'typeorm';
-import { actionEventType, EVENT_TYPES, type EventType } from '../src/events/domain/event-types';
-import { EventMaintenance } from '../src/events/event-maintenance.service';
-import { ORDER_TRANSITIONS, type OrderAction } from '../src/orders/domain/order-state-machine';
-import type { OrderStatus } from '../src/orders/domain/order-status';
+import { actionEventType, EVENT_TYPES, type EventType } from '../src/modules/events/domain/event-types';
+import { EventMaintenance } from '../src/modules/events/event-maintenance.service';
+import { ORDER_TRANSITIONS, type OrderAction } from '../src/modules/orders/domain/order-state-machine';
+import type { OrderStatus } from '../src/modules/orders/domain/order-status';
 import { apiClient, ApiClient, MERGE_PATCH, withIdempotencyKey } from './support/http-client';
 import { createOrder, Order, ORDERS } from './support/orders';
 import { expectProblem, violationsOf } from './support/problem';

@@ -5,7 +5,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { loadConfig } from '../src/config/app-config';
+import { loadConfig } from '../src/platform/config/app-config';
 import { readManifests } from './deploy/kustomize';
 import { MiB, multipartEnvelope } from './support/multipart';
 import { freePort } from './support/net';

@@ -1,8 +1,8 @@
-import { API_SECURITY_HEADERS } from '../src/http/security-headers';
+import { API_SECURITY_HEADERS } from '../src/platform/http/security-headers';
 import * as net from 'node:net';
 import { DataSource } from 'typeorm';
-import { Sql } from '../src/database/sql';
-import { read } from '../src/database/sql-statement';
+import { Sql } from '../src/platform/database/sql';
+import { read } from '../src/platform/database/sql-statement';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient, apiClient, MERGE_PATCH, withIdempotencyKey } from './support/http-client';
 import { createOrder, ORDERS } from './support/orders';

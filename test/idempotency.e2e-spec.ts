@@ -1,8 +1,8 @@
 import { LightMyRequestResponse } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { IdempotencyCleanup } from '../src/idempotency/idempotency.cleanup';
-import { requestFingerprint } from '../src/idempotency/request-fingerprint';
+import { IdempotencyCleanup } from '../src/platform/idempotency/idempotency.cleanup';
+import { requestFingerprint } from '../src/platform/idempotency/request-fingerprint';
 import { adminClient, customerClient } from './support/callers';
 import { createProduct } from './support/products';
 import { ApiClient, apiClient, MERGE_PATCH, withIdempotencyKey } from './support/http-client';

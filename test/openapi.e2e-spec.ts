@@ -8,13 +8,18 @@ import type {
   SchemaObject,
 } from '@nestjs/swagger';
 import { createHttpApp } from '../src/bootstrap/http-app';
-import { loadConfig } from '../src/config/app-config';
-import { AppLogger, createPinoLogger } from '../src/logging/app-logger';
+import { loadConfig } from '../src/platform/config/app-config';
+import { AppLogger, createPinoLogger } from '../src/platform/logging/app-logger';
 import { generateOpenApiDocument } from '../src/bootstrap/openapi/offline-document';
 import { declaredEndpoints, operationErrorCodeName } from '../src/bootstrap/openapi/endpoint-conventions';
 import { buildOpenApiDocument } from '../src/bootstrap/openapi/openapi-document';
-import { REPLICA_LAG_PROMISE } from '../src/openapi/api-endpoint.decorator';
-import { ERROR_CODE_NAMES, ERROR_CODES, type ErrorCode, VIOLATION_CODES } from '../src/problem/error-codes';
+import { REPLICA_LAG_PROMISE } from '../src/platform/openapi/api-endpoint.decorator';
+import {
+  ERROR_CODE_NAMES,
+  ERROR_CODES,
+  type ErrorCode,
+  VIOLATION_CODES,
+} from '../src/platform/problem/error-codes';
 import { spectralLintDocument } from './spectral/lint';
 import { expectProblem } from './support/problem';
 import { OpenApiProbeModule, PAST_SUNSET, PROBE_KINDS, PROBE_PATH } from './support/probes/openapi.probe';

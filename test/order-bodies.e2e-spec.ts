@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { toJsonOutput } from '../src/http/json-output';
-import { ORDER_FIELDS } from '../src/orders/domain/order-fields';
+import { toJsonOutput } from '../src/platform/http/json-output';
+import { ORDER_FIELDS } from '../src/modules/orders/domain/order-fields';
 import {
   ORDER_ACTIONS,
   ORDER_TRANSITIONS,
   OrderTimestampField,
-} from '../src/orders/domain/order-state-machine';
+} from '../src/modules/orders/domain/order-state-machine';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient } from './support/http-client';
 import { outputFormViolations } from './support/json-output-rules';

@@ -1,11 +1,11 @@
 import { DocumentBuilder, type SchemaObject, SwaggerModule } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
-import { ORDER_EXPORT, orderExport } from '../src/orders/domain/order-export';
-import { FieldDeclaration, ORDER_FIELDS } from '../src/orders/domain/order-fields';
-import { responseClass } from '../src/orders/http/dto/order-response.dto';
-import { orderSql } from '../src/orders/persistence/order-json.sql';
-import { insertOrderStatement, insertOrderValues } from '../src/orders/persistence/orders.repository';
-import { EventRecorder } from '../src/events/event-recorder.service';
+import { ORDER_EXPORT, orderExport } from '../src/modules/orders/domain/order-export';
+import { FieldDeclaration, ORDER_FIELDS } from '../src/modules/orders/domain/order-fields';
+import { responseClass } from '../src/modules/orders/http/dto/order-response.dto';
+import { orderSql } from '../src/modules/orders/persistence/order-json.sql';
+import { insertOrderStatement, insertOrderValues } from '../src/modules/orders/persistence/orders.repository';
+import { EventRecorder } from '../src/modules/events/event-recorder.service';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient } from './support/http-client';
 import { createOrder, ORDERS } from './support/orders';

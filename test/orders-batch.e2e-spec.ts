@@ -184,7 +184,7 @@ describe('order batches', () => {
 
     it('refuses an item whose total the money column cannot hold; the others are still created', async () => {
       // unitPrice × quantity beyond numeric(12,2): a validation failure of that item (MAX), never a 500.
-      // (Items the database refuses anyway fail alone too: src/batch/batch-savepoints.spec.ts.)
+      // (Items the database refuses anyway fail alone too: src/platform/batch/batch-savepoints.spec.ts.)
       const dear = (await createProduct(admin, { name: 'Dear', price: 100_000, stock: 1_000_000 })).productId;
       const client = await customerClient(t);
       const res = await client('POST', '/api/v1/orders/batch', {

@@ -1,4 +1,4 @@
-import { AppLogger } from '../src/logging/app-logger';
+import { AppLogger } from '../src/platform/logging/app-logger';
 import { expectProblemEnvelope } from './support/problem';
 import {
   INTERNAL_FAILURE_MESSAGE,

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { nameOf } from '../src/database/replicas';
+import { nameOf } from '../src/platform/database/replicas';
 import { adminClient, customerClient } from './support/callers';
 import type { ApiClient } from './support/http-client';
 import { createOrder, ORDERS } from './support/orders';

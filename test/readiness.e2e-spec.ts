@@ -1,12 +1,16 @@
 import { Queue } from 'bullmq';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as net from 'node:net';
-import { IDEMPOTENCY_MAINTENANCE_QUEUE } from '../src/idempotency/idempotency.cleanup';
+import { IDEMPOTENCY_MAINTENANCE_QUEUE } from '../src/platform/idempotency/idempotency.cleanup';
 import { Test } from '@nestjs/testing';
-import { JobQueue } from '../src/queue/job-queue';
-import { queuePrefix } from '../src/queue/queue-connections';
-import { QueueModule } from '../src/queue/queue.module';
-import { MAINTENANCE_JOBS, MAINTENANCE_QUEUE, QUIET_SECONDS } from '../src/tasks/task-maintenance.service';
+import { JobQueue } from '../src/platform/queue/job-queue';
+import { queuePrefix } from '../src/platform/queue/queue-connections';
+import { QueueModule } from '../src/platform/queue/queue.module';
+import {
+  MAINTENANCE_JOBS,
+  MAINTENANCE_QUEUE,
+  QUIET_SECONDS,
+} from '../src/modules/tasks/task-maintenance.service';
 import { adminClient } from './support/callers';
 import { ApiClient, withIdempotencyKey } from './support/http-client';
 import { freePort } from './support/net';

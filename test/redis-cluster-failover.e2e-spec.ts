@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { LightMyRequestResponse } from 'fastify';
-import { queuePrefix } from '../src/queue/queue-connections';
+import { queuePrefix } from '../src/platform/queue/queue-connections';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient, withIdempotencyKey } from './support/http-client';
 import { ORDERS } from './support/orders';

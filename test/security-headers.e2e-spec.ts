@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient } from './support/http-client';
 import { ORDERS } from './support/orders';
-import { API_SECURITY_HEADERS } from '../src/http/security-headers';
+import { API_SECURITY_HEADERS } from '../src/platform/http/security-headers';
 import { PROBLEM_JSON } from './support/problem';
 import { bootTestApp, TestApp } from './support/test-app';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { DataSource } from 'typeorm';
-import { TaskMaintenance } from '../src/tasks/task-maintenance.service';
+import { TaskMaintenance } from '../src/modules/tasks/task-maintenance.service';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient, withIdempotencyKey } from './support/http-client';
 import { createOrder, ORDERS } from './support/orders';

@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { loadConfig } from '../src/config/app-config';
+import { loadConfig } from '../src/platform/config/app-config';
 import { freePort } from './support/net';
 import { bearer } from './support/tokens';
 import { answers200, until } from './support/wait';
@@ -279,7 +279,7 @@ describe('OpenTelemetry traces over OTLP/HTTP', () => {
       const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint };
       if (endpoint === undefined) delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
       const script = `
-        const { stopTelemetry } = require('./dist/src/telemetry/start.js');
+        const { stopTelemetry } = require('./dist/src/platform/telemetry/start.js');
         require('pg'); require('ioredis'); require('node:http');
         const loaded = Object.keys(require.cache).filter((f) => f.includes('@opentelemetry'));
         console.log(JSON.stringify(loaded.length));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OpenAPIObject, ResponseObject } from '@nestjs/swagger';
 import type { LightMyRequestResponse } from 'fastify';
-import { Clock } from '../src/versioning/clock';
+import { Clock } from '../src/platform/versioning/clock';
 import { adminClient, customerClient } from './support/callers';
 import { ApiClient, apiClient, MERGE_PATCH } from './support/http-client';
 import { createOrder, Order } from './support/orders';

@@ -3,17 +3,21 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { WebhookVerificationError } from 'standardwebhooks';
-import { GONE_STATUS } from '../src/webhooks/domain/attempt-outcome';
-import { DestinationPolicy } from '../src/webhooks/domain/destination-policy';
-import { stepAfterAttempt } from '../src/webhooks/domain/retry-schedule';
-import { generateWebhookSecret } from '../src/webhooks/domain/webhook-secret';
-import { checkWebhookDestination, HostResolver, ResolvedAddress } from '../src/webhooks/webhook-destinations';
+import { GONE_STATUS } from '../src/modules/webhooks/domain/attempt-outcome';
+import { DestinationPolicy } from '../src/modules/webhooks/domain/destination-policy';
+import { stepAfterAttempt } from '../src/modules/webhooks/domain/retry-schedule';
+import { generateWebhookSecret } from '../src/modules/webhooks/domain/webhook-secret';
+import {
+  checkWebhookDestination,
+  HostResolver,
+  ResolvedAddress,
+} from '../src/modules/webhooks/webhook-destinations';
 import {
   MAX_ANSWER_BODY_BYTES,
   WebhookMessage,
   WebhookSender,
   WebhookSenderOptions,
-} from '../src/webhooks/webhook-sender';
+} from '../src/modules/webhooks/webhook-sender';
 import { freePort } from './support/net';
 import { Certificate, selfSignedCertificate } from './support/tls';
 import { Answer, ReceivedRequest, verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
@@ -465,9 +469,9 @@ describe('environment proxies', () => {
 /** Sends one webhook over HTTP and one over HTTPS with the built sender, then a control request (global agent). */
 const SENDER_IN_A_PROCESS = `
 const http = require('node:http');
-const { WebhookSender } = require('./dist/src/webhooks/webhook-sender.js');
-const { DestinationPolicy } = require('./dist/src/webhooks/domain/destination-policy.js');
-const { generateWebhookSecret } = require('./dist/src/webhooks/domain/webhook-secret.js');
+const { WebhookSender } = require('./dist/src/modules/webhooks/webhook-sender.js');
+const { DestinationPolicy } = require('./dist/src/modules/webhooks/domain/destination-policy.js');
+const { generateWebhookSecret } = require('./dist/src/modules/webhooks/domain/webhook-secret.js');
 const [plainUrl, secureUrl, ca, controlUrl] = process.argv.slice(1);
 (async () => {
   const sender = new WebhookSender({

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { AppConfig, ConfigError, loadConfig, startupWarnings } from '../config/app-config';
-import type { EmbeddedDatabase } from '../database/embedded/embedded-server';
-import { exitWithError, useProcessLogger } from '../logging/app-logger';
+import { AppConfig, ConfigError, loadConfig, startupWarnings } from '../platform/config/app-config';
+import type { EmbeddedDatabase } from '../platform/database/embedded/embedded-server';
+import { exitWithError, useProcessLogger } from '../platform/logging/app-logger';
 
 /**
  * Loads the configuration or stops the process with one line naming the bad setting, and logs the warnings
@@ -22,7 +22,7 @@ export function loadConfigOrExit(): AppConfig {
   return config;
 }
 
-type EmbeddedServerModule = typeof import('../database/embedded/embedded-server');
+type EmbeddedServerModule = typeof import('../platform/database/embedded/embedded-server');
 
 /**
  * Without DATABASE_URL, starts the embedded PostgreSQL and points the configuration at it. With `attach`
@@ -37,7 +37,7 @@ export async function resolveDatabase(
   const logger = new Logger('EmbeddedDatabase');
   // A conditional load, as the telemetry's: only a process without DATABASE_URL runs this code.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const embeddedServer = require('../database/embedded/embedded-server') as EmbeddedServerModule;
+  const embeddedServer = require('../platform/database/embedded/embedded-server') as EmbeddedServerModule;
   const embedded = await embeddedServer.startEmbeddedPostgres({
     dataDir: config.database.dataDir,
     warn: (m) => logger.warn(m),

@@ -1,14 +1,14 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import type { AppConfig } from '../config/app-config';
-import { HealthChecks } from '../health/health-checks.service';
-import { useProcessLogger } from '../logging/app-logger';
-import { MetricsService } from '../metrics/metrics.service';
-import { AppException } from '../problem/app-exception';
-import { resolveLanguage } from '../problem/language';
-import { PROBLEM_CONTENT_TYPE } from '../problem/problem';
-import { ProblemRenderer } from '../problem/problem-renderer';
+import type { AppConfig } from '../platform/config/app-config';
+import { HealthChecks } from '../platform/health/health-checks.service';
+import { useProcessLogger } from '../platform/logging/app-logger';
+import { MetricsService } from '../platform/metrics/metrics.service';
+import { AppException } from '../platform/problem/app-exception';
+import { resolveLanguage } from '../platform/problem/language';
+import { PROBLEM_CONTENT_TYPE } from '../platform/problem/problem';
+import { ProblemRenderer } from '../platform/problem/problem-renderer';
 import { AppModule } from './app.module';
 
 export interface WorkerApp {

@@ -38,7 +38,7 @@ export function docsPaths(text: string): string[] {
 }
 
 /**
- * Paths into the repository's source folders (`src/orders/`, `test/support/tokens.ts`), not part of a longer
+ * Paths into the repository's source folders (`src/modules/orders/`, `test/support/tokens.ts`), not part of a longer
  * path or URL, and not a pattern (`test/client*.e2e-spec.ts`) or a placeholder (`migrations/<name>.ts`).
  */
 export function repositoryPaths(text: string): string[] {

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 
 /**
- * Proves the lint rule that keeps one way to run SQL (eslint.config.mjs): outside src/database/, nothing
+ * Proves the lint rule that keeps one way to run SQL (eslint.config.mjs): outside src/platform/database/, nothing
  * imports TypeORM's or pg's ways to run a statement (entities keep TypeORM's decorators). A write outside a
- * transaction does not compile (src/database/sql-statement.ts: only a Tx runs a WriteStatement), which
+ * transaction does not compile (src/platform/database/sql-statement.ts: only a Tx runs a WriteStatement), which
  * test/architecture/statement-types.spec.ts proves.
  */
 const ROOT = path.resolve(__dirname, '../..');
@@ -36,11 +36,11 @@ export const planted = [InjectRepository, DataSource, EntityManager, Pool] as un
 
 describe('one way to run SQL', () => {
   it("refuses TypeORM's and pg's ways to run a statement in a module", () => {
-    expect(messages('src/orders/planted.ts', PLANTED)).toEqual(['1', '2', '3', '4']);
+    expect(messages('src/modules/orders/planted.ts', PLANTED)).toEqual(['1', '2', '3', '4']);
   });
 
   it('lets the database layer itself, and entities, use TypeORM', () => {
-    expect(messages('src/database/planted.ts', PLANTED)).toEqual([]);
-    expect(messages('src/orders/persistence/planted.entity.ts', PLANTED)).toEqual([]);
+    expect(messages('src/platform/database/planted.ts', PLANTED)).toEqual([]);
+    expect(messages('src/modules/orders/persistence/planted.entity.ts', PLANTED)).toEqual([]);
   });
 });

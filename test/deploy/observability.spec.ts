@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { ReplicaSet } from '../../src/database/replicas';
-import { MetricsService } from '../../src/metrics/metrics.service';
-import type { JobQueue } from '../../src/queue/job-queue';
+import type { ReplicaSet } from '../../src/platform/database/replicas';
+import { MetricsService } from '../../src/platform/metrics/metrics.service';
+import type { JobQueue } from '../../src/platform/queue/job-queue';
 import { Manifest, render } from './kustomize';
 
 /**
  * The Grafana dashboard (deploy/grafana/order-service.json) and the alert rules (the PrometheusRule of
  * deploy/k8s) query only metrics and labels the service exposes on /metrics, and the dashboard charts what
  * operators need: request rate, latency percentiles by route, 5xx, rate-limit rejections, queue depth and job
- * durations. A metric renamed in src/metrics/metrics.service.ts fails here, not on a blank panel.
+ * durations. A metric renamed in src/platform/metrics/metrics.service.ts fails here, not on a blank panel.
  */
 const ROOT = path.resolve(__dirname, '../..');
 /** Labels Prometheus adds to every scraped series (target labels), and the histogram bucket label. */

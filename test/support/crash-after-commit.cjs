@@ -2,7 +2,7 @@
 // after a request's unit of work committed and before the request's answer is sent, the worst moment for a
 // client's retry. CRASH_AFTER_COMMIT names the operations that crash, comma-separated, each as the method
 // and route pattern (`POST /api/v1/orders/:orderId/confirm`); unset or empty, nothing happens. The channel is
-// the one src/http/request-transaction.ts publishes on (REQUEST_COMMITTED_CHANNEL).
+// the one src/platform/http/request-transaction.ts publishes on (REQUEST_COMMITTED_CHANNEL).
 'use strict';
 const diagnosticsChannel = require('node:diagnostics_channel');
 

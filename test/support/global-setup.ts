@@ -22,7 +22,7 @@ import {
   DATABASE_NAME,
   EmbeddedDatabase,
   startEmbeddedPostgres,
-} from '../../src/database/embedded/embedded-server';
+} from '../../src/platform/database/embedded/embedded-server';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -113,20 +113,20 @@ export default async function globalSetup(): Promise<void> {
  * what the migrations Job does (`node dist/scripts/migrate.js`) before pods connect through a pooler.
  */
 async function migrate(url: string): Promise<void> {
-  const built = path.join(root, 'dist/src/database/database-options.js');
+  const built = path.join(root, 'dist/src/platform/database/database-options.js');
   if (!existsSync(built))
     throw new Error('E2E_POOLER_URL: build first (npm run build), the run migrates from dist/');
   /* eslint-disable @typescript-eslint/no-require-imports -- the build's own modules, not the sources */
-  const { databaseOptions } = require(built) as typeof import('../../src/database/database-options');
+  const { databaseOptions } = require(built) as typeof import('../../src/platform/database/database-options');
   const { runMigrationsLocked } = require(
-    path.join(root, 'dist/src/database/migrations-runner.js'),
-  ) as typeof import('../../src/database/migrations-runner');
+    path.join(root, 'dist/src/platform/database/migrations-runner.js'),
+  ) as typeof import('../../src/platform/database/migrations-runner');
   const { applyRoleDefaults, sessionSettings } = require(
-    path.join(root, 'dist/src/database/session-limits.js'),
-  ) as typeof import('../../src/database/session-limits');
+    path.join(root, 'dist/src/platform/database/session-limits.js'),
+  ) as typeof import('../../src/platform/database/session-limits');
   const { transactionLimits } = require(
-    path.join(root, 'dist/src/config/app-config.js'),
-  ) as typeof import('../../src/config/app-config');
+    path.join(root, 'dist/src/platform/config/app-config.js'),
+  ) as typeof import('../../src/platform/config/app-config');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const { DataSource } = await import('typeorm');
   const dataSource = await new DataSource(databaseOptions(url)).initialize();

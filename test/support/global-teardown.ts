@@ -1,6 +1,6 @@
 import { Client } from 'pg';
-import { redisServer } from '../../src/config/app-config';
-import { connectRedis, deleteKeys } from '../../src/redis/redis-connection';
+import { redisServer } from '../../src/platform/config/app-config';
+import { connectRedis, deleteKeys } from '../../src/platform/redis/redis-connection';
 
 /**
  * Undoes what the setup made: the run's database or embedded server, and every Redis key of the run (on each

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { redisServer } from '../../src/config/app-config';
+import { redisServer } from '../../src/platform/config/app-config';
 
 /**
  * The run's Redis as the service reads it: REDIS_URL (one server) or REDIS_CLUSTER_NODES (a cluster), or

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ModuleImports } from '../../src/bootstrap/app.module';
 import { createHttpApp } from '../../src/bootstrap/http-app';
-import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { AppConfig, loadConfig } from '../../src/platform/config/app-config';
 
 export interface TestApp {
   app: NestFastifyApplication;

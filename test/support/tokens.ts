@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Role } from '../../src/auth/caller';
-import { signAccessToken } from '../../src/auth/token-signer';
-import type { AppConfig } from '../../src/config/app-config';
+import type { Role } from '../../src/platform/auth/caller';
+import { signAccessToken } from '../../src/platform/auth/token-signer';
+import type { AppConfig } from '../../src/platform/config/app-config';
 
 /** A caller's id and the `Authorization` header value that authenticates them. */
 export interface CallerToken {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { EventSubscribers } from '../../src/events/event-subscribers.service';
+import { EventSubscribers } from '../../src/modules/events/event-subscribers.service';
 import { ApiClient, bodyWithStatus } from './http-client';
 import { TestApp } from './test-app';
 

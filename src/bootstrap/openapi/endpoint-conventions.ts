@@ -8,17 +8,17 @@ import type {
   ResponseObject,
   SchemaObject,
 } from '@nestjs/swagger';
-import { PUBLIC_ROUTE, REQUIRED_ROLES } from '../../auth/decorators';
-import type { AppConfig } from '../../config/app-config';
-import { ALIAS_ROUTE, type AliasRouteMetadata } from '../../http/alias-route';
+import { PUBLIC_ROUTE, REQUIRED_ROLES } from '../../platform/auth/decorators';
+import type { AppConfig } from '../../platform/config/app-config';
+import { ALIAS_ROUTE, type AliasRouteMetadata } from '../../platform/http/alias-route';
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_METADATA,
   type IdempotentOptions,
-} from '../../idempotency/idempotency.constants';
-import { ErrorCode, ERROR_CODE_NAMES, ERROR_CODES, STATUS_TITLES } from '../../problem/error-codes';
-import { PROBLEM_CONTENT_TYPE } from '../../problem/problem';
-import { API_ENDPOINT, ApiEndpointOptions } from '../../openapi/api-endpoint.decorator';
+} from '../../platform/idempotency/idempotency.constants';
+import { ErrorCode, ERROR_CODE_NAMES, ERROR_CODES, STATUS_TITLES } from '../../platform/problem/error-codes';
+import { PROBLEM_CONTENT_TYPE } from '../../platform/problem/problem';
+import { API_ENDPOINT, ApiEndpointOptions } from '../../platform/openapi/api-endpoint.decorator';
 import {
   BEARER_SCHEME,
   CORS_HEADERS,
@@ -26,9 +26,9 @@ import {
   SCHEMA,
   schemaRef,
   TOO_MANY_REQUESTS_HEADERS,
-} from '../../openapi/components';
-import { schemaOf, uuid } from '../../validation/fields';
-import { isPastSunset } from '../../versioning/deprecation';
+} from '../../platform/openapi/components';
+import { schemaOf, uuid } from '../../platform/validation/fields';
+import { isPastSunset } from '../../platform/versioning/deprecation';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 

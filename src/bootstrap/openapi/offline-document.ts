@@ -3,8 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { AppModule, ModuleImports } from '../app.module';
-import type { AppConfig } from '../../config/app-config';
-import { applyApiRouting } from '../../http/api-routing';
+import type { AppConfig } from '../../platform/config/app-config';
+import { applyApiRouting } from '../../platform/http/api-routing';
 import { buildOpenApiDocument } from './openapi-document';
 
 /**

@@ -1,10 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, type OpenAPIObject, type SchemaObject, SwaggerModule } from '@nestjs/swagger';
-import type { AppConfig } from '../../config/app-config';
-import { BEARER_SCHEME, declaredSchemas, problemComponents } from '../../openapi/components';
-import { namedEnumSchemas } from '../../validation/fields';
-import { Clock } from '../../versioning/clock';
+import type { AppConfig } from '../../platform/config/app-config';
+import { BEARER_SCHEME, declaredSchemas, problemComponents } from '../../platform/openapi/components';
+import { namedEnumSchemas } from '../../platform/validation/fields';
+import { Clock } from '../../platform/versioning/clock';
 import {
   applyEndpointConventions,
   closeRequestBodies,

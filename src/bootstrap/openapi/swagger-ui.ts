@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { DOCS_SECURITY_HEADERS } from '../../http/security-headers';
+import { DOCS_SECURITY_HEADERS } from '../../platform/http/security-headers';
 
 /**
  * The Swagger UI assets this page uses, by file name. @nestjs/swagger would serve them through

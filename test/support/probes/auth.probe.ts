@@ -1,7 +1,7 @@
 import { Get, Module } from '@nestjs/common';
-import type { Caller } from '../../../src/auth/caller';
-import { CurrentCaller, Public, Roles } from '../../../src/auth/decorators';
-import { VersionedController } from '../../../src/versioning/api-version';
+import type { Caller } from '../../../src/platform/auth/caller';
+import { CurrentCaller, Public, Roles } from '../../../src/platform/auth/decorators';
+import { VersionedController } from '../../../src/platform/versioning/api-version';
 
 /** Test-only routes under /api/v1/auth-probe that exercise the bearer guard and its decorators. */
 @VersionedController('auth-probe', 1)

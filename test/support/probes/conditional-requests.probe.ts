@@ -3,9 +3,9 @@ import { InjectRepository, TypeOrmModule } from '@nestjs/typeorm';
 import { IsString, MaxLength } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Column, Entity, PrimaryColumn, Repository } from 'typeorm';
-import { entityTag, ifMatchVersions } from '../../../src/http/conditional-requests';
-import { AppException } from '../../../src/problem/app-exception';
-import { VersionedController } from '../../../src/versioning/api-version';
+import { entityTag, ifMatchVersions } from '../../../src/platform/http/conditional-requests';
+import { AppException } from '../../../src/platform/problem/app-exception';
+import { VersionedController } from '../../../src/platform/versioning/api-version';
 
 export const CONDITIONAL_PROBE_PATH = '/api/v1/conditional-probe/documents';
 

@@ -1,7 +1,7 @@
 import { Get, Module, Query } from '@nestjs/common';
-import { Sql } from '../../../src/database/sql';
-import { read } from '../../../src/database/sql-statement';
-import { VersionedController } from '../../../src/versioning/api-version';
+import { Sql } from '../../../src/platform/database/sql';
+import { read } from '../../../src/platform/database/sql-statement';
+import { VersionedController } from '../../../src/platform/versioning/api-version';
 
 export const HARDENING_PROBE_PATH = '/api/v1/hardening-probe';
 

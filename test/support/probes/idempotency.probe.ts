@@ -14,12 +14,12 @@ import {
 import { IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
-import { Public } from '../../../src/auth/decorators';
-import { write } from '../../../src/database/sql-statement';
-import { Transactions } from '../../../src/database/transactions';
-import { Idempotent } from '../../../src/idempotency/idempotent.decorator';
-import { AppException } from '../../../src/problem/app-exception';
-import { VersionedController } from '../../../src/versioning/api-version';
+import { Public } from '../../../src/platform/auth/decorators';
+import { write } from '../../../src/platform/database/sql-statement';
+import { Transactions } from '../../../src/platform/database/transactions';
+import { Idempotent } from '../../../src/platform/idempotency/idempotent.decorator';
+import { AppException } from '../../../src/platform/problem/app-exception';
+import { VersionedController } from '../../../src/platform/versioning/api-version';
 
 export const IDEMPOTENCY_PROBE_PATH = '/api/v1/idempotency-probe';
 

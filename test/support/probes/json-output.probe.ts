@@ -1,6 +1,6 @@
 import { Get, HttpCode, Module, Post, StreamableFile } from '@nestjs/common';
 import { Readable } from 'node:stream';
-import { VersionedController } from '../../../src/versioning/api-version';
+import { VersionedController } from '../../../src/platform/versioning/api-version';
 
 export const JSON_PROBE_PATH = '/api/v1/json-output-probe';
 export const SAMPLE_INSTANT = new Date('2025-03-04T05:06:07.891Z');

@@ -1,13 +1,17 @@
 import { Body, Get, HttpCode, Module, Param, Post, Query } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional, IsString, Length } from 'class-validator';
-import { Public, Roles } from '../../../src/auth/decorators';
-import { Idempotent } from '../../../src/idempotency/idempotent.decorator';
-import { ApiEndpoint, ApiMultipartFile, locationHeader } from '../../../src/openapi/api-endpoint.decorator';
-import { AppException } from '../../../src/problem/app-exception';
-import { text } from '../../../src/validation/fields';
-import { ToArray } from '../../../src/validation/to-array.decorator';
-import { VersionedController } from '../../../src/versioning/api-version';
+import { Public, Roles } from '../../../src/platform/auth/decorators';
+import { Idempotent } from '../../../src/platform/idempotency/idempotent.decorator';
+import {
+  ApiEndpoint,
+  ApiMultipartFile,
+  locationHeader,
+} from '../../../src/platform/openapi/api-endpoint.decorator';
+import { AppException } from '../../../src/platform/problem/app-exception';
+import { text } from '../../../src/platform/validation/fields';
+import { ToArray } from '../../../src/platform/validation/to-array.decorator';
+import { VersionedController } from '../../../src/platform/versioning/api-version';
 
 /**
  * Test-only operations under /api/v1/openapi-probes, one per feature of `@ApiEndpoint` and

@@ -1,8 +1,8 @@
 import { Get, Module } from '@nestjs/common';
-import type { Caller } from '../../../src/auth/caller';
-import { CurrentCaller, Public, Roles } from '../../../src/auth/decorators';
-import { AppException } from '../../../src/problem/app-exception';
-import { VersionedController } from '../../../src/versioning/api-version';
+import type { Caller } from '../../../src/platform/auth/caller';
+import { CurrentCaller, Public, Roles } from '../../../src/platform/auth/decorators';
+import { AppException } from '../../../src/platform/problem/app-exception';
+import { VersionedController } from '../../../src/platform/versioning/api-version';
 
 /**
  * Test-only routes under /api/v1/rate-limit-probe: an authenticated route (so clients are told apart by

@@ -1,8 +1,8 @@
 import { Injectable, Module, OnModuleInit } from '@nestjs/common';
-import type { Task } from '../../../src/tasks/domain/task';
-import { currentTrace } from '../../../src/tracing/trace-context';
-import { TaskHandlers, TaskRun } from '../../../src/tasks/task-handlers';
-import { TasksModule } from '../../../src/tasks/tasks.module';
+import type { Task } from '../../../src/modules/tasks/domain/task';
+import { currentTrace } from '../../../src/platform/tracing/trace-context';
+import { TaskHandlers, TaskRun } from '../../../src/modules/tasks/task-handlers';
+import { TasksModule } from '../../../src/modules/tasks/tasks.module';
 
 /**
  * The test hook of task processors: wraps every registered handler so a test can make the runs of chosen

@@ -21,10 +21,10 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { Public } from '../../../src/auth/decorators';
-import { ToArray } from '../../../src/validation/to-array.decorator';
-import { UuidParam } from '../../../src/validation/uuid-param.decorator';
-import { VersionedController } from '../../../src/versioning/api-version';
+import { Public } from '../../../src/platform/auth/decorators';
+import { ToArray } from '../../../src/platform/validation/to-array.decorator';
+import { UuidParam } from '../../../src/platform/validation/uuid-param.decorator';
+import { VersionedController } from '../../../src/platform/versioning/api-version';
 
 export const PROBE_PATH = '/api/v1/validation-probe';
 /** The message of the uncaught error of `GET /failure`: none of it may reach a response. */

@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { write } from '../../../platform/database/sql-statement';
+import type { Tx } from '../../../platform/database/transactions';
+import type { StoredEvent } from '../../events/domain/event';
+
+/**
+ * The deliveries of a batch of events: for each event, each endpoint whose state after its last change
+ * numbered before the event (`webhook_endpoint_changes`, numbered at commit in the events' order: migration
+ * 1763800018100) was enabled and subscribed to the event's type. Changes from `$4` (the batch's highest
+ * sequence) on cannot concern the batch, and every change below it is visible (the batch ends at the feed's
+ * horizon). A delivery already made is left alone: a batch handed again makes none twice.
+ */
+const FAN_OUT = write(
+  `WITH batch AS (
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::bigint[]) AS b (event_id, type, sequence)
+   ), periods AS (
+     SELECT c.webhook_endpoint_id, c.enabled, c.event_types, c.sequence AS from_sequence,
+            lead(c.sequence) OVER (PARTITION BY c.webhook_endpoint_id ORDER BY c.sequence) AS to_sequence
+       FROM webhook_endpoint_changes c
+      WHERE c.sequence < $4
+   )
+   INSERT INTO webhook_deliveries (webhook_endpoint_id, event_id, event_type, next_attempt_at)
+   SELECT p.webhook_endpoint_id, b.event_id, b.type, now()
+     FROM batch b
+     JOIN periods p
+       ON p.enabled AND b.sequence > p.from_sequence AND (p.to_sequence IS NULL OR b.sequence < p.to_sequence)
+      AND (p.event_types IS NULL OR b.type = ANY (p.event_types))
+   ON CONFLICT (webhook_endpoint_id, event_id) DO NOTHING`,
+  'webhooks.fan-out',
+);
+
+@Injectable()
+export class WebhookFanOutRepository {
+  /** Creates the deliveries of `events` (ascending `sequence`) in `tx`; how many it created. */
+  async fanOut(tx: Tx, events: readonly StoredEvent[]): Promise<number> {
+    return tx.rowCount(FAN_OUT, [
+      events.map((e) => e.eventId),
+      events.map((e) => e.type),
+      events.map((e) => e.sequence),
+      events[events.length - 1].sequence,
+    ]);
+  }
+}

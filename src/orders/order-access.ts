@@ -1,7 +1,0 @@
-import { type Caller, isAdmin } from '../auth/caller';
-import { AppException } from '../problem/app-exception';
-
-/** A customer sees and changes only their own orders; an admin all. */
-export function assertOrderVisible(caller: Caller, order: { customerId: string }): void {
-  if (order.customerId !== caller.userId && !isAdmin(caller)) throw new AppException('ACCESS_DENIED');
-}
