@@ -274,8 +274,8 @@ const CASES: Case[] = [
     rule: 'not-to-test',
     title: 'production code importing test code (a spec beside it may)',
     tree: {
-      'src/modules/orders/orders.service.ts': imports('../../test/support/tokens'),
-      'src/modules/orders/orders.service.spec.ts': imports('../../test/support/wait', './orders.service'),
+      'src/modules/orders/orders.service.ts': imports('../../../test/support/tokens'),
+      'src/modules/orders/orders.service.spec.ts': imports('../../../test/support/wait', './orders.service'),
       'test/support/tokens.ts': leaf,
       'test/support/wait.ts': leaf,
     },
