@@ -173,7 +173,9 @@ export class BullMqJobQueue extends JobQueue {
         const nextRun = scheduler?.next === undefined ? undefined : `repeat:${id}:${scheduler.next}`;
         if (nextRun && (await queue.getJobState(nextRun)) !== 'unknown') continue;
         await this.upsertScheduler(schedule);
-        this.logger.warn(`schedule ${id} set up after Redis reconnected: Redis did not have it or its next run`);
+        this.logger.warn(
+          `schedule ${id} set up after Redis reconnected: Redis did not have it or its next run`,
+        );
       } catch (error: unknown) {
         const reason = error instanceof Error ? error.message : String(error);
         this.logger.warn(`schedule ${id} not restored after Redis reconnected: ${reason}`);
