@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { DelayedError, Job, Queue } from 'bullmq';
+import { Cluster } from 'ioredis';
 import type { RedisConnection } from '../redis/redis-connection';
 import type { QueueWorker } from './bullmq-queue-worker';
 import { enqueueTraced, runTraced, TracedJobData, withTrace } from './job-trace';
@@ -76,6 +77,30 @@ export class BullMqJobQueue extends JobQueue {
     // replica): its job schedulers are gone then, and the maintenance jobs (the reconciler among them)
     // would never run again until this process restarted. Every reconnect sets up the missing ones again.
     this.producerConnection.on('ready', () => void this.reconnected());
+    if (producerConnection instanceof Cluster) this.onFailover(producerConnection);
+  }
+
+  /**
+   * A cluster client emits no `ready` when a master fails over: it stays ready and moves to the replica that
+   * took over when it next refreshes the cluster's slots. That replica may lack the writes its master had not
+   * yet replicated (a schedule's next run, a job), so a change of the cluster's masters is a reconnect too.
+   */
+  private onFailover(cluster: Cluster): void {
+    const masters = () =>
+      cluster
+        .nodes('master')
+        .map((node) => `${node.options.host}:${node.options.port}`)
+        .sort()
+        .join(',');
+    let known: string | undefined;
+    cluster.on('ready', () => (known = masters()));
+    cluster.on('refresh', () => {
+      if (known === undefined || cluster.status !== 'ready') return;
+      const now = masters();
+      if (now === known) return;
+      known = now;
+      void this.reconnected();
+    });
   }
 
   onReconnect(listener: () => void): void {
@@ -135,14 +160,22 @@ export class BullMqJobQueue extends JobQueue {
     );
   }
 
-  /** After a reconnect: the schedulers Redis no longer has are set up again (the others are left alone). */
+  /**
+   * After a reconnect: the schedulers Redis no longer has, or whose next run it no longer has (a scheduler
+   * without one never runs again), are set up again; the others are left alone.
+   */
   private async restoreSchedules(): Promise<void> {
     for (const [id, schedule] of this.schedules) {
       if (this.closing) return;
       try {
-        if (await this.queue(schedule.queue).getJobScheduler(id)) continue;
+        const queue = this.queue(schedule.queue);
+        const scheduler = await queue.getJobScheduler(id);
+        const nextRun = scheduler?.next === undefined ? undefined : `repeat:${id}:${scheduler.next}`;
+        if (nextRun && (await queue.getJobState(nextRun)) !== 'unknown') continue;
         await this.upsertScheduler(schedule);
-        this.logger.warn(`schedule ${id} set up after Redis reconnected: Redis did not have it`);
+        this.logger.warn(
+          `schedule ${id} set up after Redis reconnected: Redis did not have it or its next run`,
+        );
       } catch (error: unknown) {
         const reason = error instanceof Error ? error.message : String(error);
         this.logger.warn(`schedule ${id} not restored after Redis reconnected: ${reason}`);
