@@ -83,13 +83,21 @@ case "$command" in
     if ! as_postgres "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
       as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgresql.log" -w -t 60 start >/dev/null
     fi
+    in_recovery=""
     for _ in $(seq 1 60); do
       if as_postgres psql -h 127.0.0.1 -p "$port" -U "$user" -d postgres -Atc 'SELECT pg_is_in_recovery()' 2>/dev/null |
         grep -q t; then
+        in_recovery=1
         break
       fi
       sleep 0.5
     done
+    # A URL only for a standby that answers as one (a caller would otherwise test against nothing).
+    if [ -z "$in_recovery" ]; then
+      echo "$0: the standby on port $port does not answer as a standby; its log:" >&2
+      tail -n 20 "$dir/postgresql.log" >&2 || true
+      exit 1
+    fi
     echo "postgres://$user:$password@127.0.0.1:$port/postgres"
     ;;
   halt)

@@ -44,6 +44,7 @@ describe('npm start on the embedded store', () => {
       DATA_DIR: dataDir,
     };
     delete env.DATABASE_URL;
+    delete env.DATABASE_REPLICA_URLS; // a standby of the run's server, not of the embedded store
     delete env.REDIS_URL;
     delete env.REDIS_CLUSTER_NODES;
     env.NODE_ENV = 'development';
@@ -103,6 +104,7 @@ describe('npm start on the embedded store', () => {
       const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(await freePort()), DATA_DIR: dataDir };
       env.LOG_LEVEL = 'info';
       delete env.DATABASE_URL;
+      delete env.DATABASE_REPLICA_URLS; // a standby of the run's server, not of the embedded store
       delete env.REDIS_URL;
       delete env.REDIS_CLUSTER_NODES;
       delete env.REDIS_CLUSTER_NODES;
@@ -178,6 +180,7 @@ describe('the embedded store, run as root from a private directory, and npm run 
   async function run(script: string, dataDir: string, extra: NodeJS.ProcessEnv = {}) {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', ...extra };
     delete env.DATABASE_URL;
+    delete env.DATABASE_REPLICA_URLS; // a standby of the run's server, not of the embedded store
     delete env.REDIS_URL;
     delete env.REDIS_CLUSTER_NODES;
     const child = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -11,8 +11,9 @@
 // of the run connect through it with MIGRATIONS_RUN=false. E2E_DIRECT_DATABASE_URL always names the run's
 // database on the server itself (the same as DATABASE_URL without a pooler).
 //
-// E2E_REPLICA_URL (a streaming standby of DATABASE_URL's server, e.g. from scripts/pg-replica.sh):
-// E2E_REPLICA_DATABASE_URL names the run's database on it, for the specs that configure read replicas.
+// E2E_REPLICA_URL (a streaming standby of DATABASE_URL's server, e.g. from scripts/pg-replica.sh): the run's
+// database on it (E2E_REPLICA_DATABASE_URL) is every app's read replica (DATABASE_REPLICA_URLS), so the whole
+// run serves its lists, searches, reports and exports from the standby.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -23,6 +24,7 @@ import {
   EmbeddedDatabase,
   startEmbeddedPostgres,
 } from '../../src/platform/database/embedded/embedded-server';
+import { replicaOf } from './replica';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -72,17 +74,17 @@ export default async function globalSetup(): Promise<void> {
     process.env.E2E_DIRECT_DATABASE_URL = serverUrl.toString();
     process.env.DATABASE_URL = serverUrl.toString();
     process.env.E2E_DATABASE_MODE = 'external';
-    if (process.env.E2E_REPLICA_URL) {
-      const replicaUrl = new URL(process.env.E2E_REPLICA_URL);
-      replicaUrl.pathname = `/${database}`;
-      process.env.E2E_REPLICA_DATABASE_URL = replicaUrl.toString();
-    }
     if (process.env.E2E_POOLER_URL) {
       await migrate(serverUrl.toString());
       const poolerUrl = new URL(process.env.E2E_POOLER_URL);
       poolerUrl.pathname = `/${database}`;
       process.env.DATABASE_URL = poolerUrl.toString();
       process.env.MIGRATIONS_RUN = 'false';
+    }
+    const replica = replicaOf(process.env.DATABASE_URL);
+    if (replica) {
+      process.env.E2E_REPLICA_DATABASE_URL = replica;
+      process.env.DATABASE_REPLICA_URLS = replica;
     }
   } else {
     for (const name of ['E2E_POOLER_URL', 'E2E_REPLICA_URL']) {

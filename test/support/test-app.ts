@@ -3,6 +3,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ModuleImports } from '../../src/bootstrap/app.module';
 import { createHttpApp } from '../../src/bootstrap/http-app';
 import { AppConfig, loadConfig } from '../../src/platform/config/app-config';
+import { replicaOf } from './replica';
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -20,7 +21,17 @@ export async function bootTestApp(
   extraImports: ModuleImports = [],
 ): Promise<TestApp> {
   // Suites other than the rate-limit one send far more than 100 requests a minute from one client.
-  const config = loadConfig({ RATE_LIMIT_LIMIT: '1000000', ...process.env, ...env });
+  const settings: Record<string, string | undefined> = {
+    RATE_LIMIT_LIMIT: '1000000',
+    ...process.env,
+    ...env,
+  };
+  // An app on a database URL of its own (another route to the server, other options) reads from the
+  // standby's copy of that one, as the run's apps do from theirs.
+  if (env.DATABASE_URL !== undefined && !('DATABASE_REPLICA_URLS' in env)) {
+    settings.DATABASE_REPLICA_URLS = replicaOf(env.DATABASE_URL);
+  }
+  const config = loadConfig(settings);
   config.database.embedded = process.env.E2E_DATABASE_MODE === 'embedded';
   const app = await createHttpApp(config, { extraImports });
   await app.getHttpAdapter().getInstance().ready();
