@@ -1,5 +1,4 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { freePort } from './support/net';
@@ -232,17 +231,16 @@ describeWithRedis('two app instances on one Redis and key prefix', () => {
  */
 const ROOT = path.resolve(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
-const builtWithRateLimit = existsSync(path.join(DIST, 'src', 'rate-limit', 'rate-limit.guard.js'));
 const describeWithSecondProcess = describeIf(
-  runRedis && builtWithRateLimit,
-  'needs REDIS_URL or REDIS_CLUSTER_NODES (a Redis server) and a build with the rate-limit module',
+  runRedis,
+  'needs REDIS_URL or REDIS_CLUSTER_NODES (a Redis server)',
 );
 
 const SECOND_PROCESS_SCRIPT = `
 require('reflect-metadata');
 const { Controller, Get, Module } = require('@nestjs/common');
 const { createHttpApp } = require(${JSON.stringify(path.join(DIST, 'src', 'bootstrap', 'http-app.js'))});
-const { loadConfig } = require(${JSON.stringify(path.join(DIST, 'src', 'config', 'app-config.js'))});
+const { loadConfig } = require(${JSON.stringify(path.join(DIST, 'src', 'platform', 'config', 'app-config.js'))});
 class Probe { whoAmI() { return {}; } }
 Get()(Probe.prototype, 'whoAmI', Object.getOwnPropertyDescriptor(Probe.prototype, 'whoAmI'));
 Controller({ path: 'rate-limit-probe', version: '1' })(Probe);
