@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bootTestApp, listenOnFreePort, type TestApp } from './support/test-app';
 import { bearer } from './support/tokens';
+import { eventually } from './support/wait';
 
 const GUIDE = path.resolve(__dirname, '..', 'docs', 'api-guide.md');
 
@@ -221,8 +222,12 @@ describe('the API guide says what the service does', () => {
         violations: [expect.objectContaining({ field: 'cursor', code: 'INVALID_CURSOR' })],
       },
     });
-    const feed = await call('GET', `/api/v1/events?cursor=&orderId=${order.orderId as string}`, {
-      token: adminToken,
+    // The feed serves an event once its horizon has passed it, normally within a second of its commit.
+    const feed = await eventually("the feed to serve the order's event", async () => {
+      const page = await call('GET', `/api/v1/events?cursor=&orderId=${order.orderId as string}`, {
+        token: adminToken,
+      });
+      return page.status !== 200 || (page.body.content as unknown[]).length > 0 ? page : undefined;
     });
     expect(feed.status).toBe(200);
     expect((feed.body.content as Array<{ type: string }>).map((event) => event.type)).toEqual([

@@ -82,8 +82,21 @@ describe('events: every change records exactly one event, in its transaction', (
   });
   afterAll(() => t.close());
 
-  /** Every event of the feed matching `query`, following the cursors to the end. */
+  /**
+   * Every event of the feed matching `query`, following the cursors to the end. The feed serves an event once
+   * its horizon has passed it, normally within a second of its commit: first wait for that, for every event
+   * numbered so far (what the test's own requests wrote).
+   */
   async function feed(query: string): Promise<Event[]> {
+    const [{ last }] = await db.query<Array<{ last: string }>>(
+      'SELECT coalesce(max(sequence), 0)::text AS last FROM events',
+    );
+    await eventually('the feed to serve every event numbered so far', async () => {
+      const [{ horizon }] = await db.query<Array<{ horizon: string }>>(
+        'SELECT events_horizon()::text AS horizon',
+      );
+      return BigInt(horizon) >= BigInt(last) || undefined;
+    });
     const events: Event[] = [];
     let cursor: string | undefined;
     for (;;) {
