@@ -44,6 +44,7 @@ describe('npm start on the embedded store', () => {
       DATA_DIR: dataDir,
     };
     delete env.DATABASE_URL;
+    delete env.MIGRATIONS_RUN; // a pooler run's setting: the embedded store migrates at start
     delete env.DATABASE_REPLICA_URLS; // a standby of the run's server, not of the embedded store
     delete env.REDIS_URL;
     delete env.REDIS_CLUSTER_NODES;
@@ -104,6 +105,7 @@ describe('npm start on the embedded store', () => {
       const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(await freePort()), DATA_DIR: dataDir };
       env.LOG_LEVEL = 'info';
       delete env.DATABASE_URL;
+      delete env.MIGRATIONS_RUN;
       delete env.DATABASE_REPLICA_URLS; // a standby of the run's server, not of the embedded store
       delete env.REDIS_URL;
       delete env.REDIS_CLUSTER_NODES;
@@ -180,6 +182,7 @@ describe('the embedded store, run as root from a private directory, and npm run 
   async function run(script: string, dataDir: string, extra: NodeJS.ProcessEnv = {}) {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', ...extra };
     delete env.DATABASE_URL;
+    delete env.MIGRATIONS_RUN;
     delete env.DATABASE_REPLICA_URLS; // a standby of the run's server, not of the embedded store
     delete env.REDIS_URL;
     delete env.REDIS_CLUSTER_NODES;
