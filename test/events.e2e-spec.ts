@@ -83,20 +83,25 @@ describe('events: every change records exactly one event, in its transaction', (
   afterAll(() => t.close());
 
   /**
-   * Every event of the feed matching `query`, following the cursors to the end. The feed serves an event once
-   * its horizon has passed it, normally within a second of its commit: first wait for that, for every event
-   * numbered so far (what the test's own requests wrote).
+   * Every event of the feed matching `query`, following the cursors to the end, once it serves every such event
+   * numbered so far (what the test's own requests wrote): the feed serves an event once its horizon has passed
+   * it, normally within a second of its commit, so a read right after a write may not show it yet.
    */
   async function feed(query: string): Promise<Event[]> {
-    const [{ last }] = await db.query<Array<{ last: string }>>(
-      'SELECT coalesce(max(sequence), 0)::text AS last FROM events',
+    const filter = new URLSearchParams(query);
+    const [{ numbered }] = await db.query<Array<{ numbered: string }>>(
+      `SELECT count(*)::text AS numbered FROM events
+        WHERE sequence IS NOT NULL AND ($1::uuid IS NULL OR order_id = $1) AND ($2::uuid IS NULL OR customer_id = $2)
+          AND (cardinality($3::text[]) = 0 OR type = ANY ($3))`,
+      [filter.get('orderId'), filter.get('customerId'), filter.getAll('type')],
     );
-    await eventually('the feed to serve every event numbered so far', async () => {
-      const [{ horizon }] = await db.query<Array<{ horizon: string }>>(
-        'SELECT events_horizon()::text AS horizon',
-      );
-      return BigInt(horizon) >= BigInt(last) || undefined;
+    return eventually('the feed to serve every event numbered so far', async () => {
+      const served = await feedPages(query);
+      return served.length >= Number(numbered) ? served : undefined;
     });
+  }
+
+  async function feedPages(query: string): Promise<Event[]> {
     const events: Event[] = [];
     let cursor: string | undefined;
     for (;;) {

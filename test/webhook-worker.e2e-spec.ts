@@ -2,7 +2,6 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
 import * as http from 'node:http';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import { DataSource } from 'typeorm';
 import { DestinationPolicy } from '../src/modules/webhooks/domain/destination-policy';
 import { LEASE_MS } from '../src/modules/webhooks/webhook-delivery.processor';
@@ -13,6 +12,7 @@ import { bootTestApp, TestApp } from './support/test-app';
 import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
 import { createEndpoint, deliveriesOf, recordEvent, until, WebhookEndpointBody } from './support/webhooks';
 import { privateRedis } from './support/redis';
+import { exited, startWorker as startWorkerProcess, type WorkerProcess } from './support/worker-process';
 
 /**
  * Deliveries survive the failures of their carriers: a worker process killed (SIGKILL) in the middle of an
@@ -22,7 +22,6 @@ import { privateRedis } from './support/redis';
  * the same `webhook-id` once its short lease runs out, and deliveries go out while Redis is away. A worker's
  * log is read for the warning of a destination refused at connect time.
  */
-const ROOT = path.resolve(__dirname, '..');
 const redisServer = (() => {
   try {
     return execFileSync('sh', ['-c', 'command -v redis-server']).toString().trim();
@@ -31,16 +30,6 @@ const redisServer = (() => {
   }
 })();
 const describeWithRedis = redisServer ? describe : describe.skip;
-
-interface WorkerProcess {
-  child: ChildProcess;
-  output: () => string;
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
 
 describeWithRedis('webhook delivery workers', () => {
   let t: TestApp;
@@ -69,32 +58,14 @@ describeWithRedis('webhook delivery workers', () => {
     await exited(stopping);
   }
 
+  /** A worker on the test's private Redis, kept to be stopped after the tests. */
   async function startWorker(env: Record<string, string> = {}): Promise<WorkerProcess> {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['dist/src/worker.js'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        APP_ROLE: 'worker',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        ...privateRedis(redisPort),
-        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-        LOG_LEVEL: 'warn',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const worker = await startWorkerProcess({
+      ...privateRedis(redisPort),
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      ...env,
     });
-    let output = '';
-    child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-    const worker = { child, output: () => output };
     workers.push(worker);
-    await until(`the worker to be ready (${output})`, async () => {
-      if (child.exitCode !== null) throw new Error(`worker exited: ${output}`);
-      const ready = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => undefined);
-      return ready?.status === 200 ? true : undefined;
-    });
     return worker;
   }
 

@@ -17,8 +17,8 @@ export function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Starts a worker with the test's environment and `env`; resolves once it is ready. */
-export async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
+/** Starts a worker with the test's environment and `env` (undefined: left out); resolves once it is ready. */
+export async function startWorker(env: Record<string, string | undefined>): Promise<WorkerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['dist/src/worker.js'], {
     cwd: ROOT,
