@@ -67,8 +67,9 @@ export class PostgresCpu {
  * Starts a Node server pinned to core 0 (taskset execs node in place, so the child's pid is the server's).
  * BENCH_NODE names another node binary for the servers (e.g. Node 24, which production runs).
  */
-export function startServer(root, args, env, nodeFlags = []) {
-  return spawn('taskset', ['-c', '0', process.env.BENCH_NODE ?? process.execPath, ...nodeFlags, ...args], {
+/** A server pinned to `core` (0 by default: the runner and its load generator keep the other one). */
+export function startServer(root, args, env, nodeFlags = [], core = '0') {
+  return spawn('taskset', ['-c', core, process.env.BENCH_NODE ?? process.execPath, ...nodeFlags, ...args], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -18,6 +18,7 @@ import { WebhookFanOut1763800017100 } from './1763800017100-webhook-fan-out';
 import { WebhookDeliveryFairness1763800017200 } from './1763800017200-webhook-delivery-fairness';
 import { EventHorizonAndSubscribers1763800018000 } from './1763800018000-event-horizon-and-subscribers';
 import { WebhookFanOutBySubscriber1763800018100 } from './1763800018100-webhook-fan-out-by-subscriber';
+import { EventHorizonByObservation1763800019000 } from './1763800019000-event-horizon-by-observation';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
 export const migrations: Array<new () => MigrationInterface> = [
@@ -40,4 +41,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   WebhookDeliveryFairness1763800017200,
   EventHorizonAndSubscribers1763800018000,
   WebhookFanOutBySubscriber1763800018100,
+  EventHorizonByObservation1763800019000,
 ];

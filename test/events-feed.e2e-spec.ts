@@ -68,11 +68,11 @@ describe('the change feed under concurrent, out-of-order commits', () => {
 
   /**
    * A transaction of the database's own that records an event of this test's customer, then stays open
-   * until `release` holds; `numberEarly` makes it number its events before waiting (it then holds the
-   * numbering lock, so every other committing writer waits behind it).
+   * until `release` holds; `numberEarly` makes it number its events before waiting (its number is passed
+   * to `release`): the feed must not pass that number until it commits.
    */
   async function heldTransaction(
-    release: () => boolean | Promise<boolean>,
+    release: (sequence: number) => boolean | Promise<boolean>,
     numberEarly = false,
   ): Promise<string> {
     const client = await direct.connect();
@@ -85,8 +85,15 @@ describe('the change feed under concurrent, out-of-order commits', () => {
           [randomUUID(), customerId],
         )
       ).rows as Array<{ event_id: string }>;
-      if (numberEarly) await client.query('SET CONSTRAINTS ALL IMMEDIATE');
-      await until('the release of a held transaction', release, { intervalMs: 5 });
+      let sequence = Number.NaN;
+      if (numberEarly) {
+        await client.query('SET CONSTRAINTS ALL IMMEDIATE');
+        const numbered = await client.query('SELECT sequence::text FROM events WHERE event_id = $1', [
+          eventId,
+        ]);
+        sequence = Number((numbered.rows as Array<{ sequence: string }>)[0].sequence);
+      }
+      await until('the release of a held transaction', () => release(sequence), { intervalMs: 5 });
       await client.query('COMMIT');
       return eventId;
     } catch (error: unknown) {
@@ -96,16 +103,6 @@ describe('the change feed under concurrent, out-of-order commits', () => {
       client.release();
     }
   }
-
-  /** Transactions waiting for the numbering lock (feed pages, writers at their commit). */
-  const waitingOnTheLock = async () =>
-    Number(
-      (
-        await direct.query(
-          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-        )
-      ).rows[0].n,
-    );
 
   /** events_feed_lag_seconds as /metrics reports it. */
   const feedLag = async () => {
@@ -118,7 +115,7 @@ describe('the change feed under concurrent, out-of-order commits', () => {
     const start = (await admin('GET', `${EVENTS}?customerId=${randomUUID()}`)).json<FeedPage>().nextCursor;
     let writesDone = 0;
     let lastSequence: number | undefined = undefined;
-    let lagWhileHeld = false;
+    let heldBackWhileWritersCommit = false;
     const filtered = follow(`&customerId=${customerId}`, start, () => lastSequence);
     const unfiltered = follow('', start, () => lastSequence);
     const seenOfCustomer = () => filtered.seen.length;
@@ -157,13 +154,19 @@ describe('the change feed under concurrent, out-of-order commits', () => {
           expect(res.statusCode).toBe(200);
         }
         writesDone += 1;
-        // Midway, one transaction numbers its event and stays open: feed pages wait for it (the feed's lag
-        // shows them; writers that come to number theirs then queue behind the pages) until it commits.
+        // Midway, one transaction numbers its event and stays open. Writers go on committing (followers
+        // never make them wait), the feed's lag shows the open one, and no follower is served anything
+        // numbered after it until it commits.
         if (writer === 0 && i === WRITES_PER_WRITER / 2) {
+          const writesBefore = writesDone;
           held.push(
-            heldTransaction(async () => {
-              lagWhileHeld = (await waitingOnTheLock()) >= 2 && (await feedLag()) > 0;
-              return lagWhileHeld;
+            heldTransaction(async (sequence) => {
+              if (writesDone < writesBefore + WRITERS * 2 || !((await feedLag()) > 0)) return false;
+              const passed = [filtered, unfiltered].some((f) =>
+                f.seen.some((event) => event.sequence > sequence),
+              );
+              heldBackWhileWritersCommit = !passed;
+              return true;
             }, true),
           );
         }
@@ -193,7 +196,7 @@ describe('the change feed under concurrent, out-of-order commits', () => {
       expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
       expect(new Set(sequences).size).toBe(sequences.length);
     }
-    expect(lagWhileHeld).toBe(true);
+    expect(heldBackWhileWritersCommit).toBe(true);
     // The held transactions inserted their events before the writers began, yet were numbered when they
     // committed, after events that committed earlier: out-of-order commits did happen, and were not skipped.
     const position = (eventId: string) => expected.indexOf(eventId);

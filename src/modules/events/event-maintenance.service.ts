@@ -36,7 +36,7 @@ export class EventMaintenance implements OnModuleInit, OnApplicationBootstrap {
       },
       { concurrency: 1 },
     );
-    this.metrics.trackFeedLag(() => this.events.numberingWaitSeconds());
+    this.metrics.trackFeedLag(() => this.events.numberingHoldSeconds());
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -6,9 +6,9 @@ import type { FeedFilter, NewTaskEvent, OrderEventOf, StoredEvent } from '../dom
 import type { EventType } from '../domain/event-types';
 
 /**
- * The key of the advisory lock events are numbered under at commit: writers take it in shared mode, the
- * keeper of the feed's horizon in exclusive mode (the migrations 1763800016000-events, 1763800016100 and
- * 1763800018000); the feed-lag metric looks for transactions waiting on it.
+ * The key of the advisory lock events are numbered under at commit: writers take it in shared mode until
+ * their commit is visible (the migrations 1763800016000-events and 1763800016100); the feed's horizon and
+ * the feed-lag metric look at its holders, and nothing waits for it (1763800019000).
  */
 export const EVENT_NUMBERING_LOCK = 7_305_416_350;
 
@@ -80,21 +80,20 @@ const ORDER_PAGE = read(
   'events.order-page',
 );
 
-const NUMBERING_WAIT = read(
-  `SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - min(l.waitstart)), 0)::float8 AS seconds
-   FROM pg_locks l
-   WHERE l.locktype = 'advisory' AND NOT l.granted AND l.objsubid = 1
+const NUMBERING_HOLD = read(
+  `SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - min(a.xact_start)), 0)::float8 AS seconds
+   FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+   WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
      AND ((l.classid::bigint << 32) | l.objid::bigint) = $1`,
-  'events.numbering-wait',
+  'events.numbering-hold',
 );
 
 /**
- * The feed's horizon (`events_horizon()`, migration 1763800018000): the highest number given once every
- * transaction that had numbered its events had ended; every event up to it is visible from then on, or never
- * will be. Kept in a row and advanced by whichever follower finds it stale, at most once per interval, under
- * the numbering lock in exclusive mode (`events_feed_horizon()`, 1763800016100): followers read the row
- * instead of taking the lock. A write: the advancing caller holds the lock until its transaction ends.
+ * The feed's horizon (`events_horizon()`, migration 1763800019000): a number every transaction that had
+ * numbered events up to it has ended by; every event up to it is visible from then on, or never will be.
+ * Found by watching the numbering lock's holders, never by waiting for it, and kept in a row by whichever
+ * follower gets the row's lock. A write: it updates that row.
  */
 const FEED_HORIZON = write('SELECT events_horizon()::text AS horizon', 'events.horizon');
 
@@ -145,8 +144,8 @@ export class EventsRepository {
 
   /**
    * The feed's horizon (FEED_HORIZON), for feed pages and subscribers alike. `tx` must be a transaction of
-   * its own that ends at once (`runAlone`): when it advances the horizon, its exclusive hold on the numbering
-   * lock, which stops every commit of events, lasts as long as `tx`.
+   * its own that ends at once (`runAlone`): the kept row's lock, which other followers skip, lasts as long
+   * as `tx`.
    */
   async feedHorizon(tx: Tx): Promise<number> {
     const [{ horizon }] = await tx.rows<{ horizon: string }>(FEED_HORIZON);
@@ -223,11 +222,11 @@ export class EventsRepository {
   }
 
   /**
-   * How long the longest current wait on the numbering lock has lasted (0: none waits): a feed page's
-   * horizon waiting for transactions committing numbered events, or writers waiting behind it.
+   * How long the oldest transaction holding numbered events uncommitted has been open (0: none): events
+   * numbered after its number wait for its end to be served.
    */
-  async numberingWaitSeconds(): Promise<number> {
-    const [row] = await this.sql.rows<{ seconds: number }>(NUMBERING_WAIT, [EVENT_NUMBERING_LOCK]);
+  async numberingHoldSeconds(): Promise<number> {
+    const [row] = await this.sql.rows<{ seconds: number }>(NUMBERING_HOLD, [EVENT_NUMBERING_LOCK]);
     return row.seconds;
   }
 }
