@@ -11,7 +11,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   those holders holds the lock any more (their virtual transaction ids, never reused while they run), and
  *   the latest number with today's holders is kept as the next candidate.
  * Nothing waits on the lock and nobody takes it in exclusive mode, so followers never queue a writer; a
- * follower that finds the row locked by another serves what it computed without keeping it. The caller runs
+ * follower that finds the row locked by another serves what it computed without keeping it, and a horizon
+ * that moved within the last 50 ms is served as kept, so the lock's holders are read a bounded number of
+ * times a second however many followers poll. The caller runs
  * it in a transaction of its own that ends at once, and reads events in a later statement.
  */
 export class EventHorizonByObservation1763800019000 implements MigrationInterface {
@@ -29,11 +31,27 @@ export class EventHorizonByObservation1763800019000 implements MigrationInterfac
            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
            AND ((l.classid::bigint << 32) | l.objid::bigint) = 7305416350
       $$`);
+    // What the kept row and the holders seen now allow: the latest number when nothing is numbering, the
+    // candidate once none of its holders holds any more, else the kept horizon.
+    await queryRunner.query(`
+      CREATE FUNCTION events_horizon_from(kept event_horizon, latest bigint, holders text[]) RETURNS bigint
+      LANGUAGE sql IMMUTABLE AS $$
+        SELECT GREATEST(kept.horizon, CASE
+          WHEN cardinality(holders) = 0 THEN latest
+          WHEN kept.candidate > kept.horizon AND NOT (kept.candidate_holders && holders) THEN kept.candidate
+          ELSE kept.horizon END)
+      $$`);
+    // A new candidate is kept once the last one is reached; a pending one is not replaced (a steady stream of
+    // writers would otherwise postpone the horizon for ever).
+    await queryRunner.query(`
+      CREATE FUNCTION events_horizon_candidate_reached(kept event_horizon, latest bigint, safe bigint) RETURNS boolean
+      LANGUAGE sql IMMUTABLE AS $$
+        SELECT latest > safe AND (kept.candidate IS NULL OR kept.candidate <= safe)
+      $$`);
     await queryRunner.query(`
       CREATE OR REPLACE FUNCTION events_horizon() RETURNS bigint LANGUAGE plpgsql AS $$
       DECLARE
         kept event_horizon%ROWTYPE;
-        keeper boolean;
         latest bigint;
         holders text[];
         safe bigint;
@@ -42,34 +60,30 @@ export class EventHorizonByObservation1763800019000 implements MigrationInterfac
         -- The latest number first, its possible holders after: a number given before this read was given
         -- under a shared hold taken before it, still listed below unless its transaction has ended.
         SELECT CASE WHEN is_called THEN last_value ELSE 0 END INTO latest FROM events_sequence;
-        IF latest = kept.horizon THEN
+        -- Nothing new, or moved within the interval: one look at the lock's holders per interval serves any
+        -- number of followers.
+        IF latest = kept.horizon OR kept.advanced_at > clock_timestamp() - interval '50 milliseconds' THEN
           RETURN kept.horizon;
         END IF;
         holders := events_numbering_holders();
-        -- One keeper at a time: the others compute from the row as read and keep nothing.
-        SELECT * INTO kept FROM event_horizon FOR UPDATE SKIP LOCKED;
-        keeper := FOUND;
-        IF NOT keeper THEN
-          SELECT * INTO kept FROM event_horizon;
-        END IF;
-        IF cardinality(holders) = 0 THEN
-          safe := latest;
-        ELSIF kept.candidate > kept.horizon AND NOT (kept.candidate_holders && holders) THEN
-          safe := kept.candidate;
-        ELSE
-          safe := kept.horizon;
-        END IF;
-        safe := GREATEST(safe, kept.horizon);
-        IF keeper THEN
-          -- A pending candidate is kept until its holders are gone (replacing it would let a steady stream
-          -- of writers postpone the horizon for ever); a reached one is replaced by today's latest number.
-          UPDATE event_horizon
-             SET horizon = safe,
-                 advanced_at = CASE WHEN safe > kept.horizon THEN clock_timestamp() ELSE advanced_at END,
-                 candidate = CASE WHEN latest > safe AND (kept.candidate IS NULL OR kept.candidate <= safe)
-                                  THEN latest ELSE kept.candidate END,
-                 candidate_holders = CASE WHEN latest > safe AND (kept.candidate IS NULL OR kept.candidate <= safe)
-                                  THEN holders ELSE kept.candidate_holders END;
+        safe := events_horizon_from(kept, latest, holders);
+        -- Written only when it moves (a write makes this transaction flush at commit), by one keeper at a
+        -- time; the others serve what they computed.
+        IF safe > kept.horizon OR events_horizon_candidate_reached(kept, latest, safe) THEN
+          SELECT * INTO kept FROM event_horizon FOR UPDATE SKIP LOCKED;
+          IF FOUND THEN
+            safe := events_horizon_from(kept, latest, holders);
+            -- The row only saves work: lost in a crash, an older horizon is as safe (and feed cursors and
+            -- subscribers' positions never move back), so its commit need not wait for the disk.
+            PERFORM set_config('synchronous_commit', 'off', true);
+            UPDATE event_horizon
+               SET horizon = safe,
+                   advanced_at = CASE WHEN safe > kept.horizon THEN clock_timestamp() ELSE advanced_at END,
+                   candidate = CASE WHEN events_horizon_candidate_reached(kept, latest, safe)
+                                    THEN latest ELSE kept.candidate END,
+                   candidate_holders = CASE WHEN events_horizon_candidate_reached(kept, latest, safe)
+                                    THEN holders ELSE kept.candidate_holders END;
+          END IF;
         END IF;
         RETURN safe;
       END $$`);
@@ -117,6 +131,8 @@ export class EventHorizonByObservation1763800019000 implements MigrationInterfac
           RETURNING horizon INTO latest;
         RETURN latest;
       END $$`);
+    await queryRunner.query('DROP FUNCTION events_horizon_candidate_reached(event_horizon, bigint, bigint)');
+    await queryRunner.query('DROP FUNCTION events_horizon_from(event_horizon, bigint, text[])');
     await queryRunner.query('DROP FUNCTION events_numbering_holders()');
     await queryRunner.query('ALTER TABLE event_horizon DROP COLUMN candidate, DROP COLUMN candidate_holders');
   }

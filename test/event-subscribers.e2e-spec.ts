@@ -175,5 +175,28 @@ describe('event subscribers', () => {
     expect(await deliveriesOf(admin, `webhookEndpointId=${later.webhookEndpointId}`)).toEqual([]);
     expect((await subscriber('webhook-fan-out')).attempts).toBe(0);
     await until('the deliveries to arrive', () => receiver.requests.length >= 3);
+
+    // Once the fan-out is past an endpoint's later changes (it had four), the earlier ones are gone: only
+    // the last remains.
+    const changesOf = async (endpointId: string) =>
+      Number(
+        (
+          await direct.query(
+            'SELECT count(*)::int AS n FROM webhook_endpoint_changes WHERE webhook_endpoint_id = $1',
+            [endpointId],
+          )
+        ).rows[0].n,
+      );
+    const afterwardId = await recordEvent(t, 'TASK_FAILED');
+    const afterward = await sequenceOf(afterwardId);
+    t.app.get(EventSubscribers).wake();
+    await until('the fan-out to pass the next event', async () => {
+      return Number((await subscriber('webhook-fan-out')).position) >= afterward;
+    });
+    expect(await changesOf(id)).toBe(1);
+    // The state the kept change records still decides: the endpoint gets the type it is subscribed to.
+    expect((await deliveriesOf(admin, `webhookEndpointId=${id}`)).map((d) => d.eventId)).toContain(
+      afterwardId,
+    );
   });
 });

@@ -9,6 +9,10 @@ import type { StoredEvent } from '../../events/domain/event';
  * 1763800018100) was enabled and subscribed to the event's type. Changes from `$4` (the batch's highest
  * sequence) on cannot concern the batch, and every change below it is visible (the batch ends at the feed's
  * horizon). A delivery already made is left alone: a batch handed again makes none twice.
+ *
+ * The same statement drops the changes no batch will need again: a change followed by another of its
+ * endpoint numbered before the batch's first event (`$5`) bounds only periods the subscriber has passed.
+ * It commits with the batch and its position, so a batch handed again still finds what it needs.
  */
 const FAN_OUT = write(
   `WITH batch AS (
@@ -18,6 +22,11 @@ const FAN_OUT = write(
             lead(c.sequence) OVER (PARTITION BY c.webhook_endpoint_id ORDER BY c.sequence) AS to_sequence
        FROM webhook_endpoint_changes c
       WHERE c.sequence < $4
+   ), superseded AS (
+     DELETE FROM webhook_endpoint_changes c
+      USING periods p
+      WHERE c.webhook_endpoint_id = p.webhook_endpoint_id AND c.sequence = p.from_sequence
+        AND p.to_sequence < $5
    )
    INSERT INTO webhook_deliveries (webhook_endpoint_id, event_id, event_type, next_attempt_at)
    SELECT p.webhook_endpoint_id, b.event_id, b.type, now()
@@ -38,6 +47,7 @@ export class WebhookFanOutRepository {
       events.map((e) => e.type),
       events.map((e) => e.sequence),
       events[events.length - 1].sequence,
+      events[0].sequence,
     ]);
   }
 }
