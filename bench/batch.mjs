@@ -19,9 +19,9 @@ const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const distRoot = path.resolve(root, process.env.BENCH_DIST ?? 'dist');
 const dist = (p) => require(path.join(distRoot, 'src', p));
-const { signAccessToken } = dist('auth/token-signer.js');
-const { databaseOptions } = dist('database/database-options.js');
-const { runMigrationsLocked } = dist('database/migrations-runner.js');
+const { signAccessToken } = dist('platform/auth/token-signer.js');
+const { databaseOptions } = dist('platform/database/database-options.js');
+const { runMigrationsLocked } = dist('platform/database/migrations-runner.js');
 const { DataSource } = require('typeorm');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;

@@ -67,9 +67,13 @@ export class PostgresCpu {
  * Starts a Node server pinned to core 0 (taskset execs node in place, so the child's pid is the server's).
  * BENCH_NODE names another node binary for the servers (e.g. Node 24, which production runs).
  */
-/** A server pinned to `core` (0 by default: the runner and its load generator keep the other one). */
-export function startServer(root, args, env, nodeFlags = [], core = '0') {
-  return spawn('taskset', ['-c', core, process.env.BENCH_NODE ?? process.execPath, ...nodeFlags, ...args], {
+/**
+ * A server pinned to `core` (0 by default: the runner and its load generator keep the other one), at
+ * `niceness` (0 by default; 19 yields the core to the runner whenever it needs it).
+ */
+export function startServer(root, args, env, nodeFlags = [], core = '0', niceness = 0) {
+  const node = [process.env.BENCH_NODE ?? process.execPath, ...nodeFlags, ...args];
+  return spawn('taskset', ['-c', core, 'nice', '-n', String(niceness), ...node], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

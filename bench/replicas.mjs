@@ -17,11 +17,11 @@ import { median, PostgresCpu, spread } from './cpu-meter.mjs';
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => require(path.join(root, 'dist/src', p));
-const { signAccessToken } = dist('auth/token-signer.js');
-const { databaseOptions } = dist('database/database-options.js');
-const { runMigrationsLocked } = dist('database/migrations-runner.js');
+const { signAccessToken } = dist('platform/auth/token-signer.js');
+const { databaseOptions } = dist('platform/database/database-options.js');
+const { runMigrationsLocked } = dist('platform/database/migrations-runner.js');
 const { createHttpApp } = dist('bootstrap/http-app.js');
-const { loadConfig } = dist('config/app-config.js');
+const { loadConfig } = dist('platform/config/app-config.js');
 const { DataSource } = require('typeorm');
 
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;

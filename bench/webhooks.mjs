@@ -1,7 +1,7 @@
 // npm run bench:webhooks — webhook delivery by one `worker` process (node dist/src/worker.js) to a local
 // receiver, while an `api` app in this process takes the order changes, on PostgreSQL (BENCH_DATABASE_URL or
 // DATABASE_URL) and Redis (REDIS_URL; the queue wakes the worker; its keys are removed afterwards).
-// Deliveries are created as every event's are, by the trigger on `events`. Four measures:
+// Deliveries are created as every event's are, by the webhook fan-out subscriber in the worker. Four measures:
 //   1. throughput: 3,000 events recorded in one statement, delivered to two endpoints: the rate at which
 //      the 6,000 deliveries are received;
 //   2. latency: 100 order changes a second (PATCH of an order's note) for 20 s, from each answer (its commit)
@@ -27,10 +27,10 @@ import { readFileSync } from 'node:fs';
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => require(path.join(root, 'dist/src', p));
-const { signAccessToken } = dist('auth/token-signer.js');
+const { signAccessToken } = dist('platform/auth/token-signer.js');
 const { createHttpApp } = dist('bootstrap/http-app.js');
-const { loadConfig } = dist('config/app-config.js');
-const { WebhookDeliveryProcessor } = dist('webhooks/webhook-delivery.processor.js');
+const { loadConfig } = dist('platform/config/app-config.js');
+const { WebhookDeliveryProcessor } = dist('modules/webhooks/webhook-delivery.processor.js');
 const { DataSource } = require('typeorm');
 const Redis = require('ioredis');
 
@@ -234,7 +234,8 @@ async function commitToReceipt(rate, seconds, label) {
 
 /**
  * `count` events recorded in one statement (as a batch of orders records them), committed; their ids. The
- * trigger on `events` creates their deliveries; the processor is woken as the recorder's listeners wake it.
+ * webhook fan-out subscriber in the worker creates their deliveries (woken by its safety poll or the next
+ * change's wake-up).
  */
 async function events(count) {
   const rows = await dataSource.query(
