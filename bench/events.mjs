@@ -79,6 +79,7 @@ const PARTS = new Set(
 );
 const FOLLOWERS = Number(process.env.BENCH_FOLLOWERS ?? 20);
 const COMMIT_PROBES = Number(process.env.BENCH_COMMIT_PROBES ?? 2);
+const FOLLOWERS_CONTROL = process.env.BENCH_FOLLOWERS_CONTROL === '1';
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 50);
 const part = async (name, run) => {
   if (!PARTS.has(name)) return undefined;
@@ -527,10 +528,13 @@ async function followersRounds(target, feedServer) {
                 ).json()
               ).nextCursor;
               while (!stop) {
-                const res = await fetch(`${feedServer.base}/api/v1/events?size=100&cursor=${cursor}`, {
-                  headers: adminAuth,
-                });
-                cursor = (await res.json()).nextCursor;
+                // The control (BENCH_FOLLOWERS_CONTROL=1): as many requests of a read that is not the feed.
+                const url = FOLLOWERS_CONTROL
+                  ? `${feedServer.base}/api/v1/orders?size=20`
+                  : `${feedServer.base}/api/v1/events?size=100&cursor=${cursor}`;
+                const res = await fetch(url, { headers: adminAuth });
+                const page = await res.json();
+                if (!FOLLOWERS_CONTROL) cursor = page.nextCursor;
                 await sleep(200);
               }
             })
