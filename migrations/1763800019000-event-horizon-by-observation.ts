@@ -11,9 +11,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   those holders holds the lock any more (their virtual transaction ids, never reused while they run), and
  *   the latest number with today's holders is kept as the next candidate.
  * Nothing waits on the lock and nobody takes it in exclusive mode, so followers never queue a writer; a
- * follower that finds the row locked by another serves what it computed without keeping it, and a horizon
- * that moved within the last 50 ms is served as kept, so the lock's holders are read a bounded number of
- * times a second however many followers poll. The caller runs
+ * follower that finds the row locked by another serves what it computed without keeping it. The caller runs
  * it in a transaction of its own that ends at once, and reads events in a later statement.
  */
 export class EventHorizonByObservation1763800019000 implements MigrationInterface {
@@ -60,9 +58,7 @@ export class EventHorizonByObservation1763800019000 implements MigrationInterfac
         -- The latest number first, its possible holders after: a number given before this read was given
         -- under a shared hold taken before it, still listed below unless its transaction has ended.
         SELECT CASE WHEN is_called THEN last_value ELSE 0 END INTO latest FROM events_sequence;
-        -- Nothing new, or moved within the interval: one look at the lock's holders per interval serves any
-        -- number of followers.
-        IF latest = kept.horizon OR kept.advanced_at > clock_timestamp() - interval '50 milliseconds' THEN
+        IF latest = kept.horizon THEN
           RETURN kept.horizon;
         END IF;
         holders := events_numbering_holders();

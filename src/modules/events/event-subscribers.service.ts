@@ -27,6 +27,11 @@ const DEFAULT_BATCH = 100;
 const BUSY_RETRY_MS = 200;
 /** A wake-up looks this long after it is asked for, with every wake-up asked for meanwhile. */
 const WAKE_AFTER_MS = 10;
+/**
+ * Caught up with a horizon behind the latest number (events still settling): look again after this, not at
+ * the safety poll, as the wake-up for those events has been spent.
+ */
+const SETTLE_RETRY_MS = 60;
 
 interface Consumer {
   name: string;
@@ -175,14 +180,19 @@ export class EventSubscribers implements OnModuleInit, OnApplicationBootstrap, B
 
   /** One batch of `consumer`, in one transaction. */
   private async step(consumer: Consumer): Promise<Step> {
-    const horizon = await this.transactions.runAlone((tx) => this.events.feedHorizon(tx));
+    const { horizon, latest } = await this.transactions.runAlone((tx) =>
+      this.events.feedHorizonAndLatest(tx),
+    );
     return this.transactions.runAlone(async (tx) => {
       const row = await this.positions.lock(tx, consumer.name);
       // Another runner holds it for a batch: look again soon, for events its batch may have been read before.
       if (!row) return { retryAt: new Date(Date.now() + BUSY_RETRY_MS) };
       if (row.nextAttemptAt && row.nextAttemptAt.getTime() > Date.now())
         return { retryAt: row.nextAttemptAt };
-      if (row.position >= horizon) return 'done';
+      // Caught up: done, unless numbers were given past the horizon (then soon again).
+      const caughtUp = (): Step =>
+        latest > horizon ? { retryAt: new Date(Date.now() + SETTLE_RETRY_MS) } : 'done';
+      if (row.position >= horizon) return caughtUp();
       const page = await this.events.feedPage(row.position, {}, consumer.batchSize, horizon);
       if (page.purgedThrough > row.position) {
         this.logger.warn({
@@ -200,7 +210,7 @@ export class EventSubscribers implements OnModuleInit, OnApplicationBootstrap, B
         consumer.name,
         full ? page.events[page.events.length - 1].sequence : horizon,
       );
-      return full ? 'more' : 'done';
+      return full ? 'more' : caughtUp();
     });
   }
 

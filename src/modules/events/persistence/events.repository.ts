@@ -95,7 +95,12 @@ const NUMBERING_HOLD = read(
  * Found by watching the numbering lock's holders, never by waiting for it, and kept in a row by whichever
  * follower gets the row's lock. A write: it updates that row.
  */
-const FEED_HORIZON = write('SELECT events_horizon()::text AS horizon', 'events.horizon');
+const FEED_HORIZON = write(
+  `SELECT h::text AS horizon,
+          (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_sequence)::text AS latest
+     FROM events_horizon() h`,
+  'events.horizon',
+);
 
 const PURGE_OLDEST = write(
   `WITH oldest AS (
@@ -148,8 +153,17 @@ export class EventsRepository {
    * as `tx`.
    */
   async feedHorizon(tx: Tx): Promise<number> {
-    const [{ horizon }] = await tx.rows<{ horizon: string }>(FEED_HORIZON);
-    return Number(horizon);
+    return (await this.feedHorizonAndLatest(tx)).horizon;
+  }
+
+  /**
+   * The feed's horizon and the latest number given, read after it: `latest` above `horizon` means events were
+   * numbered that the horizon does not cover yet (their transactions, or others beside them, still
+   * committing, or the horizon kept within its interval): a follower woken for them looks again shortly.
+   */
+  async feedHorizonAndLatest(tx: Tx): Promise<{ horizon: number; latest: number }> {
+    const [row] = await tx.rows<{ horizon: string; latest: string }>(FEED_HORIZON);
+    return { horizon: Number(row.horizon), latest: Number(row.latest) };
   }
 
   /**
