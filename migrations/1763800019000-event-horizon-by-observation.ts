@@ -11,7 +11,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   those holders holds the lock any more (their virtual transaction ids, never reused while they run), and
  *   the latest number with today's holders is kept as the next candidate.
  * Nothing waits on the lock and nobody takes it in exclusive mode, so followers never queue a writer; a
- * follower that finds the row locked by another serves what it computed without keeping it. The caller runs
+ * follower that finds the row locked by another serves what it computed without keeping it.
+ * `advanced_at` is no longer read or written (the function before this one used it; kept for the revert). The caller runs
  * it in a transaction of its own that ends at once, and reads events in a later statement.
  */
 export class EventHorizonByObservation1763800019000 implements MigrationInterface {
@@ -63,7 +64,7 @@ export class EventHorizonByObservation1763800019000 implements MigrationInterfac
         END IF;
         holders := events_numbering_holders();
         safe := events_horizon_from(kept, latest, holders);
-        -- Written only when it moves (a write makes this transaction flush at commit), by one keeper at a
+        -- Written only when it moves (a write costs WAL and the row's lock), by one keeper at a
         -- time; the others serve what they computed.
         IF safe > kept.horizon OR events_horizon_candidate_reached(kept, latest, safe) THEN
           SELECT * INTO kept FROM event_horizon FOR UPDATE SKIP LOCKED;
@@ -74,7 +75,6 @@ export class EventHorizonByObservation1763800019000 implements MigrationInterfac
             PERFORM set_config('synchronous_commit', 'off', true);
             UPDATE event_horizon
                SET horizon = safe,
-                   advanced_at = CASE WHEN safe > kept.horizon THEN clock_timestamp() ELSE advanced_at END,
                    candidate = CASE WHEN events_horizon_candidate_reached(kept, latest, safe)
                                     THEN latest ELSE kept.candidate END,
                    candidate_holders = CASE WHEN events_horizon_candidate_reached(kept, latest, safe)
