@@ -89,19 +89,21 @@ describeIf(
       maxLagMs: MAX_LAG_MS,
       replicas: [{ name: replicaName, status: 'up' }],
     });
-    const before = await reads(podA);
     // A list by a caller with no writes of its own goes to the replica while it is up (a sample may find
-    // it briefly behind under load: the primary then serves, and the next list is tried).
-    await until('a list served by the replica', async () => {
+    // it briefly behind under load: the primary then serves, and the next list is tried), and the standby
+    // itself runs the list's statement, on the service's connection to the run's database. A connection's
+    // last statement is what the standby shows, and the lag sample shares the connections: looked for after
+    // each list until one is seen there.
+    await until('a list served by the replica and its statement seen on the standby', async () => {
+      const before = await reads(podA);
       await listIds(admin);
-      return (await reads(podA)).replica > before.replica;
+      if ((await reads(podA)).replica === before.replica) return false;
+      const { rows } = await standby.query<{ query: string }>(
+        `SELECT query FROM pg_stat_activity
+           WHERE datname = current_database() AND application_name = 'order-service' AND pid <> pg_backend_pid()`,
+      );
+      return rows.some((row) => /FROM orders/i.test(row.query));
     });
-    // The standby itself ran the list's statement, on the service's connection to the run's database.
-    const { rows } = await standby.query<{ query: string }>(
-      `SELECT query FROM pg_stat_activity
-         WHERE datname = current_database() AND application_name = 'order-service' AND pid <> pg_backend_pid()`,
-    );
-    expect(rows.some((row) => /FROM orders/i.test(row.query))).toBe(true);
     // A single order stays on the primary.
     const customer = await customerClient(podA);
     const order = await createOrder(customer);

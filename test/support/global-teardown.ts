@@ -7,6 +7,7 @@ import { connectRedis, deleteKeys } from '../../src/platform/redis/redis-connect
  * master of a cluster).
  */
 export default async function globalTeardown(): Promise<void> {
+  endIfHeldOpen();
   const state = globalThis.__E2E__;
   if (state?.embedded) await state.embedded.stop();
   if (state?.adminUrl && state.database) {
@@ -24,4 +25,26 @@ export default async function globalTeardown(): Promise<void> {
       redis.disconnect();
     }
   }
+}
+
+/**
+ * How long the run may stay alive after its last test before what holds it open is reported and the run ends.
+ * Not a bound on any test: the results are in by then (Jest keeps its exit status on `exit`).
+ */
+const HELD_OPEN_GRACE_MS = 30_000;
+
+/**
+ * A handle a test left open (a socket, a child process, a reconnecting client) would keep the run from ever
+ * ending: a run still alive after the grace names what keeps it (by kind: Node's public view of them) as a
+ * leak to fix, and ends. The timer itself never keeps the process alive.
+ */
+function endIfHeldOpen(): void {
+  setTimeout(() => {
+    const open = process.getActiveResourcesInfo().filter((kind) => kind !== 'Timeout');
+    process.stderr.write(
+      `e2e teardown: the run was still held open ${HELD_OPEN_GRACE_MS / 1000} s after its last test, by: ` +
+        `${open.join(', ') || 'nothing Node names'}; a test leaked it (find it with --detectOpenHandles)\n`,
+    );
+    process.exit();
+  }, HELD_OPEN_GRACE_MS).unref();
 }
