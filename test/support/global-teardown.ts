@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import { Client } from 'pg';
 import { redisServer } from '../../src/platform/config/app-config';
 import { connectRedis, deleteKeys } from '../../src/platform/redis/redis-connection';
@@ -43,8 +44,21 @@ function endIfHeldOpen(): void {
     const open = process.getActiveResourcesInfo().filter((kind) => kind !== 'Timeout');
     process.stderr.write(
       `e2e teardown: the run was still held open ${HELD_OPEN_GRACE_MS / 1000} s after its last test, by: ` +
-        `${open.join(', ') || 'nothing Node names'}; a test leaked it (find it with --detectOpenHandles)\n`,
+        `${open.join(', ') || 'nothing Node names'}${socketPeers()}; a test leaked it (find it with ` +
+        '--detectOpenHandles)\n',
     );
     process.exit();
   }, HELD_OPEN_GRACE_MS).unref();
+}
+
+/**
+ * The peers of the sockets still open (which server's client leaked: PostgreSQL, Redis, a receiver). Node's
+ * public view names kinds only; its list of handles is the one place that has the sockets themselves.
+ */
+function socketPeers(): string {
+  const handles = (process as unknown as { _getActiveHandles?: () => unknown[] })._getActiveHandles?.() ?? [];
+  const peers = handles
+    .filter((handle): handle is Socket => handle instanceof Socket && handle.remotePort !== undefined)
+    .map((socket) => `${socket.remoteAddress}:${socket.remotePort}`);
+  return peers.length > 0 ? ` (sockets to ${peers.join(', ')})` : '';
 }
