@@ -113,7 +113,7 @@ const FEED_WINDOW = read(
   `SELECT (SELECT m.floor FROM event_sequence_marks m
             WHERE m.sequence <= GREATEST($1, r.purged_through) ORDER BY m.sequence DESC LIMIT 1) AS since,
           u.sequence::text AS until_sequence, u.recorded_at AS until_at
-     FROM event_retention r
+     FROM (SELECT purged_through FROM event_retention LIMIT 1) r
      LEFT JOIN LATERAL (SELECT m.sequence, m.recorded_at FROM event_sequence_marks m
                          WHERE m.sequence >= GREATEST($1, r.purged_through) + $2
                          ORDER BY m.sequence LIMIT 1) u ON true`,
@@ -299,10 +299,12 @@ export class EventsRepository {
       where.push(`e.customer_id = $${values.length}`);
     }
     // Unnamed, planned for its values: the partitions outside the stretch are pruned when it is planned, and
-    // a generic plan could not tell a rare type or customer (their own index) from a common one.
+    // a generic plan could not tell a rare type or customer (their own index) from a common one. The mark's
+    // row is one (LIMIT 1 says so): estimated as a table never analyzed, it multiplied the page's cost past
+    // the JIT threshold, and compiling took far longer than reading the page.
     const rows = await this.sql.rows<EventRow & { purged_through: string }>(
       read(`SELECT r.purged_through::text AS purged_through, p.*
-         FROM event_retention r LEFT JOIN LATERAL (
+         FROM (SELECT purged_through FROM event_retention LIMIT 1) r LEFT JOIN LATERAL (
            SELECT ${EVENT_COLUMNS} FROM events e WHERE ${where.join(' AND ')}
            ORDER BY e.sequence LIMIT $2) p ON true
          ORDER BY p.sequence::bigint`),
