@@ -8,7 +8,9 @@ import type { StoredEvent } from '../../events/domain/event';
  * numbered before the event (`webhook_endpoint_changes`, numbered at commit in the events' order: migration
  * 1763800018100) was enabled and subscribed to the event's type. Changes from `$4` (the batch's highest
  * sequence) on cannot concern the batch, and every change below it is visible (the batch ends at the feed's
- * horizon). A delivery already made is left alone: a batch handed again makes none twice.
+ * horizon). The deliveries go to the queue, where the workers claim them. A delivery already made is left
+ * alone: a batch handed again makes none twice (a batch is handed again only when its transaction did not
+ * commit, so none of its deliveries can have ended and left the queue).
  *
  * The same statement drops the changes no batch will need again: a change followed by another of its
  * endpoint numbered before the batch's first event (`$5`) bounds only periods the subscriber has passed.
@@ -28,7 +30,7 @@ const FAN_OUT = write(
       WHERE c.webhook_endpoint_id = p.webhook_endpoint_id AND c.sequence = p.from_sequence
         AND p.to_sequence < $5
    )
-   INSERT INTO webhook_deliveries (webhook_endpoint_id, event_id, event_type, next_attempt_at)
+   INSERT INTO webhook_delivery_queue (webhook_endpoint_id, event_id, event_type, next_attempt_at)
    SELECT p.webhook_endpoint_id, b.event_id, b.type, now()
      FROM batch b
      JOIN periods p
