@@ -168,7 +168,10 @@ const RENEW_LEASES = write(
 /**
  * An attempt's outcome, in one statement. A delivery still pending stays in the queue with its next attempt's
  * time; one that ended leaves the queue for the history (deleted by its key and claim token, so of two
- * workers holding it after a lease ran out only the current holder moves it, once). The other pending deliveries a success makes due are taken
+ * workers holding it after a lease ran out only the current holder moves it, once). The endpoint's row is
+ * key-share locked first (`owner`), as the insert into the history's foreign key would lock it after the
+ * delivery's row: an endpoint being deleted (which deletes its deliveries after locking its row) is waited
+ * for, not deadlocked with, and its deliveries are then gone. The other pending deliveries a success makes due are taken
  * `SKIP LOCKED` (one being recorded or claimed right now needs no help), so concurrent recordings never wait
  * on each other's rows; the endpoint's row is updated last, by every statement in the same order, and only
  * when something of it changes (its failure count, whether its last attempt succeeded), so a healthy
@@ -176,16 +179,18 @@ const RENEW_LEASES = write(
  * `$3`: the delivery's new status; `$8`: the receiver answered 410; `$9`: failures that disable.
  */
 const RECORD_ATTEMPT = write(
-  `WITH retried AS (
+  `WITH owner AS (
+     SELECT 1 FROM webhook_endpoints WHERE webhook_endpoint_id = $7 FOR KEY SHARE
+   ), retried AS (
      UPDATE webhook_delivery_queue
         SET last_response_status = $4, last_error = $5,
             next_attempt_at = clock_timestamp() + make_interval(secs => $6::double precision / 1000),
             single_attempt = false, claimed_until = NULL, claim_token = NULL, updated_at = clock_timestamp()
-      WHERE delivery_id = $1 AND claim_token = $2 AND $3 = 'PENDING'
+      WHERE delivery_id = $1 AND claim_token = $2 AND $3 = 'PENDING' AND EXISTS (SELECT 1 FROM owner)
      RETURNING 1
    ), ended AS (
      DELETE FROM webhook_delivery_queue
-      WHERE delivery_id = $1 AND claim_token = $2 AND $3 <> 'PENDING'
+      WHERE delivery_id = $1 AND claim_token = $2 AND $3 <> 'PENDING' AND EXISTS (SELECT 1 FROM owner)
      RETURNING delivery_id, webhook_endpoint_id, event_id, event_type, attempts, last_attempt_at, created_at
    ), kept AS (
      INSERT INTO webhook_deliveries (delivery_id, webhook_endpoint_id, event_id, event_type, status, attempts,
@@ -255,17 +260,28 @@ const PAGE = replicaRead(
 );
 const PAGE_TOTAL = replicaRead(`SELECT count(*) AS total FROM ${ALL_DELIVERIES} d WHERE ${PAGE_FILTER}`);
 
-/** The delivery's row locked, where it is (queue or history), and its endpoint's status. */
+/**
+ * The delivery's row locked, where it is (queue or history), and its endpoint's status. The endpoint's row is
+ * key-share locked first, as moving the delivery to the queue would lock it after (see RECORD_ATTEMPT).
+ */
 const LOCK_WITH_ENDPOINT = write(
-  `WITH queued AS (
-     ${QUEUED.replace('FROM webhook_delivery_queue', 'FROM webhook_delivery_queue d')} WHERE d.delivery_id = $1
+  `WITH owner AS (
+     SELECT e.webhook_endpoint_id, e.status FROM webhook_endpoints e
+      WHERE e.webhook_endpoint_id IN (SELECT webhook_endpoint_id FROM webhook_delivery_queue WHERE delivery_id = $1
+                                      UNION ALL
+                                      SELECT webhook_endpoint_id FROM webhook_deliveries WHERE delivery_id = $1)
+      FOR KEY SHARE OF e
+   ), queued AS (
+     ${QUEUED.replace('FROM webhook_delivery_queue', 'FROM webhook_delivery_queue d')}
+      WHERE d.delivery_id = $1 AND EXISTS (SELECT 1 FROM owner)
      FOR NO KEY UPDATE OF d
    ), ended AS (
-     SELECT ${COLUMNS.replace(/(\w+)/g, 'h.$1')} FROM webhook_deliveries h WHERE h.delivery_id = $1
+     SELECT ${COLUMNS.replace(/(\w+)/g, 'h.$1')} FROM webhook_deliveries h
+      WHERE h.delivery_id = $1 AND EXISTS (SELECT 1 FROM owner)
      FOR NO KEY UPDATE OF h
    )
-   SELECT d.*, e.status AS endpoint_status
-     FROM (SELECT * FROM queued UNION ALL SELECT * FROM ended) d JOIN webhook_endpoints e USING (webhook_endpoint_id)`,
+   SELECT d.*, o.status AS endpoint_status
+     FROM (SELECT * FROM queued UNION ALL SELECT * FROM ended) d JOIN owner o USING (webhook_endpoint_id)`,
 );
 
 /** An ended delivery back to the queue, due now, for one attempt. */
