@@ -20,8 +20,8 @@ import { createEndpoint, until, WEBHOOK_DELIVERIES, WebhookDeliveryBody } from '
  * retention empties the history and never touches the queue; the migration moves the pending rows of the
  * table as it was, and the previous release's writes of pending rows land in the queue.
  *
- * The deliveries here are written straight to the tables, for endpoints that are disabled: no worker of
- * another spec of the run claims them.
+ * The deliveries here are written straight to the tables, for endpoints that are disabled: no worker (this
+ * app's or another spec's) claims them.
  */
 const DIRECT_URL = process.env.E2E_DIRECT_DATABASE_URL ?? (process.env.DATABASE_URL as string);
 
@@ -32,7 +32,7 @@ describe('webhook delivery queue and history', () => {
   const endpoints: string[] = [];
 
   beforeAll(async () => {
-    t = await bootTestApp({ APP_ROLE: 'api', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    t = await bootTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
     admin = await adminClient(t);
     direct = new Client({ connectionString: DIRECT_URL });
     await direct.connect();
@@ -41,8 +41,8 @@ describe('webhook delivery queue and history', () => {
     if (endpoints.length > 0) {
       await direct.query('DELETE FROM webhook_endpoints WHERE webhook_endpoint_id = ANY ($1)', [endpoints]);
     }
-    await direct.end();
-    await t.close();
+    await direct?.end();
+    await t?.close();
   });
 
   /** An endpoint that no worker claims from (disabled), as a delivery's endpoint waiting to be enabled. */
