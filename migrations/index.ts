@@ -19,6 +19,7 @@ import { WebhookDeliveryFairness1763800017200 } from './1763800017200-webhook-de
 import { EventHorizonAndSubscribers1763800018000 } from './1763800018000-event-horizon-and-subscribers';
 import { WebhookFanOutBySubscriber1763800018100 } from './1763800018100-webhook-fan-out-by-subscriber';
 import { EventHorizonByObservation1763800019000 } from './1763800019000-event-horizon-by-observation';
+import { EventsPartitionedByDay1763800020000 } from './1763800020000-events-partitioned-by-day';
 import { WebhookDeliveryQueue1763800021000 } from './1763800021000-webhook-delivery-queue';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
@@ -43,5 +44,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   EventHorizonAndSubscribers1763800018000,
   WebhookFanOutBySubscriber1763800018100,
   EventHorizonByObservation1763800019000,
+  EventsPartitionedByDay1763800020000,
   WebhookDeliveryQueue1763800021000,
 ];

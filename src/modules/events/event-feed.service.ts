@@ -41,8 +41,7 @@ export class EventFeedService {
   async feed(cursor: string | undefined, filter: FeedFilter, size: number): Promise<FeedPage> {
     const after = cursor === undefined ? 0 : decodeFeedCursor(cursor);
     if (after === undefined) throw AppException.validation([{ field: 'cursor', code: 'INVALID_CURSOR' }]);
-    // Its own transaction, ended at once, even inside a request's: the horizon holds the numbering lock
-    // exclusively (no event commits meanwhile) until its transaction ends.
+    // Its own transaction, ended at once, even inside a request's: the kept horizon's row lock lasts as long.
     const horizon = await this.transactions.runAlone((tx) => this.events.feedHorizon(tx));
     const page = await this.events.feedPage(after, filter, size + 1, horizon);
     if (cursor !== undefined && after < page.purgedThrough) {
@@ -52,7 +51,7 @@ export class EventFeedService {
     const content = page.events.slice(0, size);
     const last = hasNext
       ? content[content.length - 1].sequence
-      : Math.max(after, page.purgedThrough, horizon);
+      : Math.max(after, page.purgedThrough, horizon.horizon);
     return { content, size, nextCursor: encodeFeedCursor(last), hasNext, hasPrev: false };
   }
 

@@ -110,7 +110,7 @@ export class EventSubscribers implements OnModuleInit, OnApplicationBootstrap, B
   async onApplicationBootstrap(): Promise<void> {
     if (!this.runs) return;
     // A new consumer starts at the horizon: it follows what happens from now on.
-    const horizon = await this.transactions.runAlone((tx) => this.events.feedHorizon(tx));
+    const { horizon } = await this.transactions.runAlone((tx) => this.events.feedHorizon(tx));
     await this.transactions.runAlone(async (tx) => {
       for (const consumer of this.consumers) await this.positions.register(tx, consumer.name, horizon);
     });
@@ -180,7 +180,7 @@ export class EventSubscribers implements OnModuleInit, OnApplicationBootstrap, B
 
   /** One batch of `consumer`, in one transaction. */
   private async step(consumer: Consumer): Promise<Step> {
-    const { horizon, latest } = await this.transactions.runAlone((tx) =>
+    const { horizon, latest, at } = await this.transactions.runAlone((tx) =>
       this.events.feedHorizonAndLatest(tx),
     );
     return this.transactions.runAlone(async (tx) => {
@@ -193,7 +193,10 @@ export class EventSubscribers implements OnModuleInit, OnApplicationBootstrap, B
       const caughtUp = (): Step =>
         latest > horizon ? { retryAt: new Date(Date.now() + SETTLE_RETRY_MS) } : 'done';
       if (row.position >= horizon) return caughtUp();
-      const page = await this.events.feedPage(row.position, {}, consumer.batchSize, horizon);
+      const page = await this.events.feedPage(row.position, {}, consumer.batchSize, {
+        horizon,
+        at,
+      });
       if (page.purgedThrough > row.position) {
         this.logger.warn({
           msg: 'events past retention were never handled',

@@ -13,6 +13,7 @@ import { ReplicaSet } from './replicas';
 import { SessionLimits, sessionSettings } from './session-limits';
 import { Sql } from './sql';
 import { StatementRunner } from './statement-runner';
+import { TimePartitions } from './time-partitions';
 import { Transactions } from './transactions';
 
 /**
@@ -98,8 +99,9 @@ import { Transactions } from './transactions';
     Transactions,
     Sql,
     SessionLimits,
+    TimePartitions,
   ],
-  exports: [Sql, Transactions, SessionLimits, ReplicaSet, ReadYourWrites],
+  exports: [Sql, Transactions, SessionLimits, ReplicaSet, ReadYourWrites, TimePartitions],
 })
 export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(ReplicaSet) private readonly replicas: ReplicaSet) {}

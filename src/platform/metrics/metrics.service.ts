@@ -61,6 +61,7 @@ export class MetricsService {
   });
   private feedLagSource: (() => Promise<number>) | undefined;
   private subscriberLagSource: (() => Promise<Array<{ name: string; seconds: number }>>) | undefined;
+  private readonly defaultPartitionSources = new Map<string, () => Promise<number>>();
 
   constructor(queue: JobQueue, replicas: ReplicaSet) {
     collectDefaultMetrics({ register: this.registry });
@@ -94,6 +95,18 @@ export class MetricsService {
       async collect() {
         const source = lag();
         if (source) this.set(await source().catch(() => -1));
+      },
+    });
+    const defaultPartitions = this.defaultPartitionSources;
+    new Gauge({
+      name: 'db_default_partition_rows',
+      help: 'Rows in the default partition of a table partitioned by day: writes that found no partition for their day (0 normally, -1 unknown)',
+      labelNames: ['table'] as const,
+      registers: [this.registry],
+      async collect() {
+        for (const [table, source] of defaultPartitions) {
+          this.set({ table }, await source().catch(() => -1));
+        }
       },
     });
     const subscriberLag = () => this.subscriberLagSource;
@@ -173,6 +186,11 @@ export class MetricsService {
   /** The source of `event_subscriber_lag_seconds` (the events module gives it). */
   trackSubscriberLag(source: () => Promise<Array<{ name: string; seconds: number }>>): void {
     this.subscriberLagSource = source;
+  }
+
+  /** The source of `db_default_partition_rows{table}` (the module owning the partitioned table gives it). */
+  trackDefaultPartitionRows(table: string, source: () => Promise<number>): void {
+    this.defaultPartitionSources.set(table, source);
   }
 
   /** Reads the age of the oldest pending webhook delivery when /metrics is scraped (the webhooks module). */

@@ -97,24 +97,86 @@ const NUMBERING_HOLD = read(
  */
 const FEED_HORIZON = write(
   `SELECT h::text AS horizon,
-          (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_sequence)::text AS latest
+          (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM events_sequence)::text AS latest,
+          clock_timestamp() AS at
      FROM events_horizon() h`,
   'events.horizon',
 );
 
-const PURGE_OLDEST = write(
-  `WITH oldest AS (
-     SELECT event_id, occurred_at FROM events WHERE sequence IS NOT NULL ORDER BY sequence LIMIT $2
+/**
+ * The stretch of events a feed page after `$1` reads (the marks of migration 1763800020000): `since`, the
+ * floor of the last mark at or below it (every later event began then or after; none: no floor), and the
+ * first mark at least `$2` past it (every event up to its `sequence` began before its `recorded_at`; none:
+ * the page reads up to the horizon). With the retention mark, which moves `$1` up.
+ */
+const FEED_WINDOW = read(
+  `SELECT (SELECT m.floor FROM event_sequence_marks m
+            WHERE m.sequence <= GREATEST($1, r.purged_through) ORDER BY m.sequence DESC LIMIT 1) AS since,
+          u.sequence::text AS until_sequence, u.recorded_at AS until_at
+     FROM (SELECT purged_through FROM event_retention LIMIT 1) r
+     LEFT JOIN LATERAL (SELECT m.sequence, m.recorded_at FROM event_sequence_marks m
+                         WHERE m.sequence >= GREATEST($1, r.purged_through) + $2
+                         ORDER BY m.sequence LIMIT 1) u ON true`,
+  'events.feed-window',
+);
+
+/**
+ * A mark (migration 1763800020000): the oldest transaction open now (read first, less a margin for one
+ * that had begun but was not listed yet), then the latest number given, then the time. Every event numbered
+ * after that number was open when the first read was made, or began after it.
+ */
+const OPEN_SINCE = read(
+  `SELECT least(min(xact_start), clock_timestamp()) - interval '1 minute' AS floor
+     FROM pg_stat_activity WHERE datname = current_database()`,
+);
+const RECORD_MARK = write(
+  `INSERT INTO event_sequence_marks (sequence, floor, recorded_at)
+   SELECT CASE WHEN is_called THEN last_value ELSE 0 END, $1, clock_timestamp() FROM events_sequence
+   ON CONFLICT (sequence) DO NOTHING`,
+);
+// Marks below the retention mark are no longer needed, but the last of them (the floor of the first cursors).
+const FORGET_MARKS = write(
+  `DELETE FROM event_sequence_marks WHERE sequence < (
+     SELECT max(m.sequence) FROM event_sequence_marks m, event_retention r WHERE m.sequence <= r.purged_through)`,
+);
+
+/** Before a day's partition is dropped: the retention mark raised to the highest number in it. */
+const MARK_PARTITION_PURGED = write(
+  `UPDATE event_retention SET purged_through = GREATEST(purged_through, (
+     SELECT max(sequence) FROM events
+      WHERE occurred_at >= COALESCE($1::timestamptz, '-infinity') AND occurred_at < $2 AND sequence IS NOT NULL))`,
+);
+
+/**
+ * Rows of a partition that is not one day (the default one; the table from before partitioning, attached
+ * below its cut) past the retention cutoff: deleted in bounded batches, the oldest by sequence looked at
+ * (as retention did before partitioning), with the mark raised. The partition's name is the catalog's.
+ */
+function purgeRowsSql(partition: string): string {
+  if (!/^events_[a-z0-9_]+$/.test(partition)) throw new Error(`not an events partition: ${partition}`);
+  return `WITH oldest AS (
+     SELECT event_id, occurred_at FROM ${partition} WHERE sequence IS NOT NULL ORDER BY sequence LIMIT $2
    ), gone AS (
-     DELETE FROM events e USING oldest o
-      WHERE e.event_id = o.event_id AND o.occurred_at < now() - make_interval(days => $1)
+     DELETE FROM ${partition} e USING oldest o
+      WHERE e.event_id = o.event_id AND e.occurred_at = o.occurred_at AND o.occurred_at < $1
      RETURNING e.sequence
    ), mark AS (
      UPDATE event_retention SET purged_through = GREATEST(purged_through, (SELECT max(sequence) FROM gone))
       WHERE EXISTS (SELECT 1 FROM gone)
    )
-   SELECT count(*)::int AS deleted FROM gone`,
-);
+   SELECT count(*)::int AS deleted FROM gone`;
+}
+
+/** Clock steps between the writers' and the readers' time (both the database server's). */
+const CLOCK_MARGIN_MS = 60_000;
+/** How far a page's stretch reaches past its start, in numbers, at first, and by how much more each time. */
+const WINDOW_GROWTH = 8;
+
+/** The feed's horizon and the time it was read: every event numbered up to it began before then. */
+export interface FeedHorizon {
+  horizon: number;
+  at: Date;
+}
 
 /**
  * Every statement on `events` and `event_retention`. Only numbered events (`sequence` set, at commit) are
@@ -152,8 +214,9 @@ export class EventsRepository {
    * its own that ends at once (`runAlone`): the kept row's lock, which other followers skip, lasts as long
    * as `tx`.
    */
-  async feedHorizon(tx: Tx): Promise<number> {
-    return (await this.feedHorizonAndLatest(tx)).horizon;
+  async feedHorizon(tx: Tx): Promise<FeedHorizon> {
+    const { horizon, at } = await this.feedHorizonAndLatest(tx);
+    return { horizon, at };
   }
 
   /**
@@ -161,24 +224,68 @@ export class EventsRepository {
    * numbered that the horizon does not cover yet (their transactions, or others beside them, still
    * committing, or the horizon kept within its interval): a follower woken for them looks again shortly.
    */
-  async feedHorizonAndLatest(tx: Tx): Promise<{ horizon: number; latest: number }> {
-    const [row] = await tx.rows<{ horizon: string; latest: string }>(FEED_HORIZON);
-    return { horizon: Number(row.horizon), latest: Number(row.latest) };
+  async feedHorizonAndLatest(tx: Tx): Promise<FeedHorizon & { latest: number }> {
+    const [row] = await tx.rows<{ horizon: string; latest: string; at: Date }>(FEED_HORIZON);
+    return { horizon: Number(row.horizon), latest: Number(row.latest), at: row.at };
   }
 
   /**
-   * Up to `limit` events after `after` matching `filter`, oldest first, up to `horizon` (`feedHorizon`, read
-   * by an earlier statement, so that the page's snapshot, taken later, sees every event up to it), with the
-   * highest sequence retention has deleted (read with the page).
+   * Up to `limit` events after `after` (and after the retention mark) matching `filter`, oldest first, up to
+   * `horizon` (`feedHorizon`, read by an earlier statement, so that the page's snapshot, taken later, sees
+   * every event up to it), with the highest sequence retention has deleted (read with the page).
+   *
+   * The page reads only the days that can hold its events: the marks map `after` to a floor on
+   * `occurred_at` and a number some way past it to a ceiling (FEED_WINDOW), and every event up to the horizon
+   * began before the horizon was read; both are parameters of an unnamed statement, so the planner prunes the
+   * other partitions. When that stretch holds fewer events than the page wants (a rare filter), the next,
+   * wider one is read, until the page is full or the horizon is reached.
    */
   async feedPage(
     after: number,
     filter: FeedFilter,
     limit: number,
-    horizon: number,
+    horizon: FeedHorizon,
   ): Promise<{ events: StoredEvent[]; purgedThrough: number }> {
-    const values: unknown[] = [after, limit, horizon];
-    const where = ['e.sequence > $1', 'e.sequence <= $3'];
+    const events: StoredEvent[] = [];
+    let from = after;
+    let span = limit;
+    let purgedThrough: number | undefined;
+    for (;;) {
+      const [window] = await this.sql.rows<{
+        since: Date | null;
+        until_sequence: string | null;
+        until_at: Date | null;
+      }>(FEED_WINDOW, [from, span]);
+      const untilSequence = window.until_sequence === null ? Infinity : Number(window.until_sequence);
+      const bounded = untilSequence < horizon.horizon;
+      const upTo = bounded ? untilSequence : horizon.horizon;
+      const before = new Date(((bounded ? window.until_at : null) ?? horizon.at).getTime() + CLOCK_MARGIN_MS);
+      const since = window.since === null ? '-infinity' : new Date(window.since.getTime());
+      const page = await this.pageBetween(from, upTo, since, before, filter, limit - events.length);
+      purgedThrough ??= page.purgedThrough;
+      events.push(...page.events);
+      if (events.length >= limit || !bounded) break;
+      from = upTo;
+      span *= WINDOW_GROWTH;
+    }
+    return { events, purgedThrough: purgedThrough ?? 0 };
+  }
+
+  private async pageBetween(
+    after: number,
+    upTo: number,
+    since: Date | string,
+    before: Date,
+    filter: FeedFilter,
+    limit: number,
+  ): Promise<{ events: StoredEvent[]; purgedThrough: number }> {
+    const values: unknown[] = [after, limit, upTo, since, before];
+    const where = [
+      'e.sequence > GREATEST($1, r.purged_through)',
+      'e.sequence <= $3',
+      'e.occurred_at >= $4::timestamptz',
+      'e.occurred_at < $5::timestamptz',
+    ];
     if (filter.types?.length) {
       values.push(filter.types);
       where.push(`e.type = ANY($${values.length}::text[])`);
@@ -191,20 +298,21 @@ export class EventsRepository {
       values.push(filter.customerId);
       where.push(`e.customer_id = $${values.length}`);
     }
-    // Unnamed, planned for its values: a generic plan cannot tell a rare type or customer (their own index)
-    // from a common one (the sequence index).
+    // Unnamed, planned for its values: the partitions outside the stretch are pruned when it is planned, and
+    // a generic plan could not tell a rare type or customer (their own index) from a common one. The mark's
+    // row is one (LIMIT 1 says so): estimated as a table never analyzed, it multiplied the page's cost past
+    // the JIT threshold, and compiling took far longer than reading the page.
     const rows = await this.sql.rows<EventRow & { purged_through: string }>(
       read(`SELECT r.purged_through::text AS purged_through, p.*
-         FROM event_retention r LEFT JOIN LATERAL (
+         FROM (SELECT purged_through FROM event_retention LIMIT 1) r LEFT JOIN LATERAL (
            SELECT ${EVENT_COLUMNS} FROM events e WHERE ${where.join(' AND ')}
            ORDER BY e.sequence LIMIT $2) p ON true
          ORDER BY p.sequence::bigint`),
       values,
     );
-    const first = rows[0];
     return {
       events: rows.filter((row) => row.event_id !== null).map(toEvent),
-      purgedThrough: Number(first.purged_through),
+      purgedThrough: Number(rows[0].purged_through),
     };
   }
 
@@ -225,13 +333,31 @@ export class EventsRepository {
   }
 
   /**
-   * Deletes up to `limit` of the oldest events that occurred more than `days` ago and raises the retention
-   * mark to the highest sequence deleted, in one statement; resolves to how many it deleted. Only the
-   * oldest `limit` by sequence are looked at, so a pass reads a bounded range however many events are kept
-   * (an old event behind a younger one waits for it).
+   * Records a mark (the latest number given, the floor of what is numbered after it) for the feed's pages:
+   * run by the maintenance job. Reads the open transactions first, then the number, in one transaction.
    */
-  async purgeOlderThan(tx: Tx, days: number, limit: number): Promise<number> {
-    const [row] = await tx.rows<{ deleted: number }>(PURGE_OLDEST, [days, limit]);
+  async recordMark(tx: Tx): Promise<void> {
+    const [open] = await tx.rows<{ floor: Date }>(OPEN_SINCE);
+    await tx.rowCount(RECORD_MARK, [open.floor]);
+    await tx.rowCount(FORGET_MARKS);
+  }
+
+  /**
+   * Raises the retention mark to the highest number in the partition about to be dropped (its range): in the
+   * dropping transaction, holding the table's lock. Neighbouring days overlap in numbers (an event's time is
+   * its transaction's start, its number given at commit): the mark is the highest number dropped, and
+   * events kept below it are no longer served by the feed.
+   */
+  async markPartitionPurged(tx: Tx, from: Date | null, to: Date): Promise<void> {
+    await tx.rowCount(MARK_PARTITION_PURGED, [from, to]);
+  }
+
+  /**
+   * Deletes rows older than `cutoff` among the `limit` oldest of `partition` (one that is not a day: the
+   * default one, the table from before partitioning), raising the mark; resolves to how many.
+   */
+  async purgeRowsBefore(tx: Tx, partition: string, cutoff: Date, limit: number): Promise<number> {
+    const [row] = await tx.rows<{ deleted: number }>(write(purgeRowsSql(partition)), [cutoff, limit]);
     return row.deleted;
   }
 
