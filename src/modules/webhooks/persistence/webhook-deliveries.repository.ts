@@ -15,10 +15,13 @@ import { sealedSecretsOf } from './webhook-endpoints.repository';
 
 /**
  * Every statement on the deliveries: the pending ones in `webhook_delivery_queue` (what the workers claim,
- * lease and record), the ended ones in `webhook_deliveries` (the history, which retention empties). A
- * delivery is in exactly one of them: the statement that ends it moves it, and a manual retry moves it back
- * (docs/decisions/0154-webhook-delivery-queue.md). The API reads both as one.
+ * lease and record), the ended ones in `webhook_delivery_history` (partitioned by UTC day of `created_at`;
+ * retention drops whole days). A delivery is in exactly one of them: the statement that ends it moves it, and
+ * a manual retry moves it back (docs/decisions/0154-webhook-delivery-queue.md). The API reads both as one.
  */
+
+/** The history's table, partitioned by day (TimePartitions). */
+export const DELIVERY_HISTORY = 'webhook_delivery_history';
 
 interface DeliveryRow {
   delivery_id: string;
@@ -44,7 +47,7 @@ const QUEUED = `SELECT delivery_id, webhook_endpoint_id, event_id, event_type, '
   FROM webhook_delivery_queue`;
 
 /** Every delivery, pending or ended, as one relation. */
-const ALL_DELIVERIES = `(${QUEUED} UNION ALL SELECT ${COLUMNS} FROM webhook_deliveries)`;
+const ALL_DELIVERIES = `(${QUEUED} UNION ALL SELECT ${COLUMNS} FROM webhook_delivery_history)`;
 
 const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
   deliveryId: row.delivery_id,
@@ -171,8 +174,10 @@ const RENEW_LEASES = write(
  * workers holding it after a lease ran out only the current holder moves it, once). The endpoint's row is
  * key-share locked first (`owner`), as the insert into the history's foreign key would lock it after the
  * delivery's row: an endpoint being deleted (which deletes its deliveries after locking its row) is waited
- * for, not deadlocked with, and its deliveries are then gone. The other pending deliveries a success makes due are taken
- * `SKIP LOCKED` (one being recorded or claimed right now needs no help), so concurrent recordings never wait
+ * for, not deadlocked with, and its deliveries are then gone. A delivery created before the history's
+ * retention (`$10` days: pending that long, its endpoint disabled meanwhile) ends without a history row, as
+ * retention would drop it at once: its day's partition is gone, and it would land in the default one. The
+ * other pending deliveries a success makes due are taken `SKIP LOCKED` (one being recorded or claimed right now needs no help), so concurrent recordings never wait
  * on each other's rows; the endpoint's row is updated last, by every statement in the same order, and only
  * when something of it changes (its failure count, whether its last attempt succeeded), so a healthy
  * endpoint's row is not rewritten by every success.
@@ -193,14 +198,15 @@ const RECORD_ATTEMPT = write(
       WHERE delivery_id = $1 AND claim_token = $2 AND $3 <> 'PENDING' AND EXISTS (SELECT 1 FROM owner)
      RETURNING delivery_id, webhook_endpoint_id, event_id, event_type, attempts, last_attempt_at, created_at
    ), kept AS (
-     INSERT INTO webhook_deliveries (delivery_id, webhook_endpoint_id, event_id, event_type, status, attempts,
-                                     last_attempt_at, last_response_status, last_error, created_at, updated_at)
+     INSERT INTO webhook_delivery_history (delivery_id, webhook_endpoint_id, event_id, event_type, status,
+                                           attempts, last_attempt_at, last_response_status, last_error,
+                                           created_at, updated_at)
      SELECT delivery_id, webhook_endpoint_id, event_id, event_type, $3, attempts, last_attempt_at, $4, $5,
             created_at, clock_timestamp()
        FROM ended
-     RETURNING 1
+      WHERE created_at >= now() - make_interval(days => $10)
    ), delivery AS (
-     SELECT 1 FROM retried UNION ALL SELECT 1 FROM kept
+     SELECT 1 FROM retried UNION ALL SELECT 1 FROM ended
    ), due_now AS (
      UPDATE webhook_delivery_queue SET next_attempt_at = now(), updated_at = clock_timestamp()
       WHERE delivery_id IN (
@@ -245,11 +251,33 @@ const OLDEST_PENDING_AGE = read(
     WHERE e.status = 'ENABLED'`,
 );
 
-/** The queue first: a delivery is in one table, and the history may be many (its partitions). */
+/**
+ * The queue first: a delivery is in one table, and the history is many (its day partitions). `$2`, `$3`: the
+ * range of `created_at` the id's own time names (ids made since 1763800021100 carry it), so that only the
+ * partition of that day is planned and read; NULL for an id without it (one made before), read in every day.
+ */
 const READ = read(
-  `(${QUEUED} WHERE delivery_id = $1) UNION ALL (SELECT ${COLUMNS} FROM webhook_deliveries WHERE delivery_id = $1)
+  `(${QUEUED} WHERE delivery_id = $1)
+   UNION ALL
+   (SELECT ${COLUMNS} FROM webhook_delivery_history
+     WHERE delivery_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2 AND created_at < $3))
    LIMIT 1`,
 );
+
+/**
+ * How far a time a read is given may be from the row's `created_at`: an id's time and `created_at` are two
+ * readings of the clock as the row is made; a time read back into JavaScript loses its microseconds.
+ */
+const ID_TIME_MARGIN_MS = 60_000;
+
+/**
+ * The millisecond a time-ordered id (UUID version 7: `uuid_v7()`, the queue's default) was made at; undefined
+ * for an id that carries none (version 4).
+ */
+export function timeOfId(id: string): Date | undefined {
+  if (id[14] !== '7') return undefined;
+  return new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16));
+}
 
 /** Every filter given must match (`$1` endpoint, `$2` event, `$3` status; NULL: any). */
 const PAGE_FILTER = `($1::uuid IS NULL OR webhook_endpoint_id = $1) AND ($2::uuid IS NULL OR event_id = $2)
@@ -269,14 +297,14 @@ const LOCK_WITH_ENDPOINT = write(
      SELECT e.webhook_endpoint_id, e.status FROM webhook_endpoints e
       WHERE e.webhook_endpoint_id IN (SELECT webhook_endpoint_id FROM webhook_delivery_queue WHERE delivery_id = $1
                                       UNION ALL
-                                      SELECT webhook_endpoint_id FROM webhook_deliveries WHERE delivery_id = $1)
+                                      SELECT webhook_endpoint_id FROM webhook_delivery_history WHERE delivery_id = $1)
       FOR KEY SHARE OF e
    ), queued AS (
      ${QUEUED.replace('FROM webhook_delivery_queue', 'FROM webhook_delivery_queue d')}
       WHERE d.delivery_id = $1 AND EXISTS (SELECT 1 FROM owner)
      FOR NO KEY UPDATE OF d
    ), ended AS (
-     SELECT ${COLUMNS.replace(/(\w+)/g, 'h.$1')} FROM webhook_deliveries h
+     SELECT ${COLUMNS.replace(/(\w+)/g, 'h.$1')} FROM webhook_delivery_history h
       WHERE h.delivery_id = $1 AND EXISTS (SELECT 1 FROM owner)
      FOR NO KEY UPDATE OF h
    )
@@ -284,10 +312,13 @@ const LOCK_WITH_ENDPOINT = write(
      FROM (SELECT * FROM queued UNION ALL SELECT * FROM ended) d JOIN owner o USING (webhook_endpoint_id)`,
 );
 
-/** An ended delivery back to the queue, due now, for one attempt. */
+/**
+ * An ended delivery back to the queue, due now, for one attempt. `$2`, `$3`: around its `created_at` (read to
+ * the millisecond), so that only its day's partition is read.
+ */
 const RETRY_NOW = write(
   `WITH ended AS (
-     DELETE FROM webhook_deliveries WHERE delivery_id = $1
+     DELETE FROM webhook_delivery_history WHERE delivery_id = $1 AND created_at >= $2 AND created_at < $3
      RETURNING delivery_id, webhook_endpoint_id, event_id, event_type, attempts, last_attempt_at,
                last_response_status, last_error, created_at
    )
@@ -300,13 +331,19 @@ const RETRY_NOW = write(
    RETURNING ${COLUMNS.replace('status', "'PENDING'::text AS status")}`,
 );
 
-/** The history only: a pending delivery, however old, is in the queue and never purged. */
-const PURGE_ENDED = write(
-  `DELETE FROM webhook_deliveries WHERE delivery_id IN (
-     SELECT delivery_id FROM webhook_deliveries
-      WHERE created_at < now() - make_interval(days => $1)
-      LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-);
+/**
+ * Deletes rows created before `$1`, `$2` at most, from a partition of the history that is not one day (the
+ * default one; the table from before partitioning, attached below the cut). The history only: a pending
+ * delivery, however old, is in the queue and never purged.
+ */
+function purgeRowsSql(partition: string): string {
+  if (!/^webhook_deliver[a-z0-9_]+$/.test(partition)) {
+    throw new Error(`not a partition of the delivery history: ${partition}`);
+  }
+  return `DELETE FROM ${partition} WHERE (delivery_id, created_at) IN (
+     SELECT delivery_id, created_at FROM ${partition} WHERE created_at < $1
+      LIMIT $2 FOR UPDATE SKIP LOCKED)`;
+}
 
 /** What an attempt made of the delivery. */
 export interface AttemptRecord {
@@ -370,13 +407,15 @@ export class WebhookDeliveriesRepository {
    * nothing: `recorded` false), and what it means for the endpoint: a success resets its failure count and
    * makes its other pending deliveries due now; a final failure counts, and disables it at the limit or on
    * 410 Gone (`disabled`: the reason, when this attempt disabled it). One statement, so the endpoint's row is
-   * locked only for the moment it takes.
+   * locked only for the moment it takes. `historyDays`: how long the history keeps a delivery after its
+   * creation (an older one ending is not kept).
    */
   async recordAttempt(
     tx: Tx,
     claimed: ClaimedDelivery,
     attempt: AttemptRecord,
     endpointGone: boolean,
+    historyDays: number,
   ): Promise<{ recorded: boolean; disabled?: DisabledReason }> {
     const [row] = await tx.rows<{ recorded: boolean; disabled: DisabledReason | null }>(RECORD_ATTEMPT, [
       claimed.deliveryId,
@@ -388,6 +427,7 @@ export class WebhookDeliveriesRepository {
       claimed.webhookEndpointId,
       endpointGone,
       CONSECUTIVE_FAILURES_TO_DISABLE,
+      historyDays,
     ]);
     return { recorded: row.recorded, ...(row.disabled ? { disabled: row.disabled } : {}) };
   }
@@ -399,7 +439,12 @@ export class WebhookDeliveriesRepository {
   }
 
   async read(deliveryId: string): Promise<WebhookDelivery | undefined> {
-    const [row] = await this.sql.rows<DeliveryRow>(READ, [deliveryId]);
+    const at = timeOfId(deliveryId);
+    const [row] = await this.sql.rows<DeliveryRow>(READ, [
+      deliveryId,
+      at ? new Date(at.getTime() - ID_TIME_MARGIN_MS) : null,
+      at ? new Date(at.getTime() + ID_TIME_MARGIN_MS) : null,
+    ]);
     return row ? toDelivery(row) : undefined;
   }
 
@@ -439,12 +484,20 @@ export class WebhookDeliveriesRepository {
    * back to the queue, and after that attempt it ends whatever happens.
    */
   async retryNow(tx: Tx, delivery: WebhookDelivery): Promise<WebhookDelivery> {
-    const rows = await tx.rows<DeliveryRow>(RETRY_NOW, [delivery.deliveryId]);
+    const at = delivery.createdAt.getTime();
+    const rows = await tx.rows<DeliveryRow>(RETRY_NOW, [
+      delivery.deliveryId,
+      new Date(at - ID_TIME_MARGIN_MS),
+      new Date(at + ID_TIME_MARGIN_MS),
+    ]);
     return toDelivery(rows[0]);
   }
 
-  /** Deletes up to `limit` deliveries of the history created more than `days` ago; how many. */
-  async purgeOlderThan(tx: Tx, days: number, limit: number): Promise<number> {
-    return tx.rowCount(PURGE_ENDED, [days, limit]);
+  /**
+   * Deletes up to `limit` deliveries created before `cutoff` from `partition`, a partition of the history
+   * that is not one day (whole days are dropped); how many.
+   */
+  async purgeRowsBefore(tx: Tx, partition: string, cutoff: Date, limit: number): Promise<number> {
+    return tx.rowCount(write(purgeRowsSql(partition)), [cutoff, limit]);
   }
 }
