@@ -288,7 +288,7 @@ try {
       // receiver comes back; the first retry that succeeds makes the endpoint's other deliveries due at once.
       for (;;) {
         const [{ untried }] = await dataSource.query(
-          "SELECT count(*)::int AS untried FROM webhook_deliveries WHERE status = 'PENDING' AND attempts = 0",
+          'SELECT count(*)::int AS untried FROM webhook_delivery_queue WHERE attempts = 0',
         );
         if (untried === 0) break;
         await new Promise((r) => setTimeout(r, 100));

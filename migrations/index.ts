@@ -20,6 +20,9 @@ import { EventHorizonAndSubscribers1763800018000 } from './1763800018000-event-h
 import { WebhookFanOutBySubscriber1763800018100 } from './1763800018100-webhook-fan-out-by-subscriber';
 import { EventHorizonByObservation1763800019000 } from './1763800019000-event-horizon-by-observation';
 import { EventsPartitionedByDay1763800020000 } from './1763800020000-events-partitioned-by-day';
+import { WebhookDeliveryQueue1763800021000 } from './1763800021000-webhook-delivery-queue';
+import { WebhookDeliveryIdsByTime1763800021100 } from './1763800021100-webhook-delivery-ids-by-time';
+import { WebhookDeliveryHistoryByDay1763800021200 } from './1763800021200-webhook-delivery-history-by-day';
 
 /** Every migration, in order. Listed explicitly so the same list works from src (ts-jest) and dist. */
 export const migrations: Array<new () => MigrationInterface> = [
@@ -44,4 +47,7 @@ export const migrations: Array<new () => MigrationInterface> = [
   WebhookFanOutBySubscriber1763800018100,
   EventHorizonByObservation1763800019000,
   EventsPartitionedByDay1763800020000,
+  WebhookDeliveryQueue1763800021000,
+  WebhookDeliveryIdsByTime1763800021100,
+  WebhookDeliveryHistoryByDay1763800021200,
 ];

@@ -1462,7 +1462,8 @@ class WebhookDrill {
           if (this.forged > 0)
             violations.push({ check: WebhookDrill.CHECKS[1], detail: `${this.forged} did not verify` });
           const { rows } = await db.query<{ status: string; n: number }>(
-            `SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE webhook_endpoint_id = $1 GROUP BY status`,
+            `SELECT status, count(*)::int AS n FROM (SELECT 'PENDING' AS status FROM webhook_delivery_queue WHERE webhook_endpoint_id = $1
+                UNION ALL SELECT status FROM webhook_delivery_history WHERE webhook_endpoint_id = $1) d GROUP BY status`,
             [this.endpointId],
           );
           return (

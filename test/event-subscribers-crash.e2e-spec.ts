@@ -49,7 +49,7 @@ describeIf(process.env.REDIS_URL, 'needs REDIS_URL (an api-role app and a worker
       const endpoint = await createEndpoint(admin, { url: receiver.url('/crash') });
       const hold = await direct.connect();
       await hold.query('BEGIN');
-      await hold.query('LOCK TABLE webhook_deliveries IN SHARE MODE');
+      await hold.query('LOCK TABLE webhook_delivery_queue IN SHARE MODE');
       const first = await startWorker(workerEnv);
       workers.push(first);
       const eventId = await recordEvent(t, 'ORDER_DELIVERED');
@@ -61,7 +61,7 @@ describeIf(process.env.REDIS_URL, 'needs REDIS_URL (an api-role app and a worker
         const waiting = await direct.query(
           `SELECT 1 FROM pg_stat_activity
             WHERE datname = current_database() AND wait_event_type = 'Lock'
-              AND query LIKE '%INSERT INTO webhook_deliveries%'`,
+              AND query LIKE '%INSERT INTO webhook_delivery_queue%'`,
         );
         return waiting.rowCount === 1;
       });
@@ -71,7 +71,7 @@ describeIf(process.env.REDIS_URL, 'needs REDIS_URL (an api-role app and a worker
       // The dead worker's transaction is rolled back once its backend notices; its batch left nothing.
       await until('the dead batch to end', async () => {
         const open = await direct.query(
-          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%INSERT INTO webhook_deliveries%'
+          `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%INSERT INTO webhook_delivery_queue%'
              AND pid <> pg_backend_pid()`,
         );
         return open.rowCount === 0;

@@ -138,7 +138,7 @@ describeWithRedis('webhook delivery workers', () => {
     const lease = async () => {
       const [row] = await t.app.get(DataSource).query<Array<{ ends_in_ms: number; claimed_until: Date }>>(
         `SELECT (extract(epoch FROM claimed_until - now()) * 1000)::float8 AS ends_in_ms, claimed_until
-             FROM webhook_deliveries WHERE webhook_endpoint_id = $1`,
+             FROM webhook_delivery_queue WHERE webhook_endpoint_id = $1`,
         [endpoint.webhookEndpointId],
       );
       return row;

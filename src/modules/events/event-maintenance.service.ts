@@ -1,8 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../../platform/config/app-config';
 import { APP_CONFIG } from '../../platform/config/config.module';
-import { defaultPartitionName, TimePartitions } from '../../platform/database/time-partitions';
-import { Transactions } from '../../platform/database/transactions';
+import {
+  type BeforeDrop,
+  defaultPartitionName,
+  TimePartitions,
+} from '../../platform/database/time-partitions';
+import { Transactions, type Tx } from '../../platform/database/transactions';
 import { MetricsService } from '../../platform/metrics/metrics.service';
 import { JobQueue } from '../../platform/queue/job-queue';
 import { EventsRepository } from './persistence/events.repository';
@@ -16,16 +20,30 @@ const EVENTS_TABLE = 'events';
 const RETENTION_BATCH = 1000;
 const DAY_MS = 86_400_000;
 
+/** A table partitioned by day that the maintenance job keeps: its days made ahead, those past retention dropped. */
+export interface KeptByDay {
+  table: string;
+  /**
+   * Deletes up to `limit` rows older than `cutoff` from `partition`, one of many days (the default one, a
+   * table attached below a cut); how many.
+   */
+  purgeRowsBefore(tx: Tx, partition: string, cutoff: Date, limit: number): Promise<number>;
+  /** What the dropping transaction does first, under the table's lock. */
+  beforeDrop?: BeforeDrop;
+}
+
 /**
  * Keeps the outbox, partitioned by day (docs/decisions/0153-events-partitioned-by-day.md): one scheduled job
  * on the job-queue port (once per interval across replicas) makes the days ahead, records a sequence mark
  * (what feed pages map their cursor to days with) and drops the days past EVENT_RETENTION_DAYS, raising the
- * retention mark feed cursors are judged by. Also gives /metrics the feed's lag and the default partition's
- * rows.
+ * retention mark feed cursors are judged by. Other modules' tables kept by day for as long as the events
+ * (the webhook delivery history) are given to it by `keepByDay`: the same pass makes and drops their days.
+ * Also gives /metrics the feed's lag and each table's default partition's rows.
  */
 @Injectable()
 export class EventMaintenance implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('Events');
+  private readonly kept: KeptByDay[] = [];
 
   constructor(
     private readonly events: EventsRepository,
@@ -45,7 +63,19 @@ export class EventMaintenance implements OnModuleInit, OnApplicationBootstrap {
       { concurrency: 1 },
     );
     this.metrics.trackFeedLag(() => this.events.numberingHoldSeconds());
-    this.metrics.trackDefaultPartitionRows(EVENTS_TABLE, () => this.partitions.defaultRows(EVENTS_TABLE));
+    this.keepByDay({
+      table: EVENTS_TABLE,
+      purgeRowsBefore: (tx, partition, cutoff, limit) =>
+        this.events.purgeRowsBefore(tx, partition, cutoff, limit),
+      beforeDrop: (tx, partition) => this.events.markPartitionPurged(tx, partition.from, partition.to),
+    });
+  }
+
+  /** Keeps `table` by day with the events (EVENT_RETENTION_DAYS), its default partition's rows in /metrics. */
+  keepByDay(kept: KeptByDay): void {
+    if (this.kept.some((k) => k.table === kept.table)) return;
+    this.kept.push(kept);
+    this.metrics.trackDefaultPartitionRows(kept.table, () => this.partitions.defaultRows(kept.table));
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -55,44 +85,53 @@ export class EventMaintenance implements OnModuleInit, OnApplicationBootstrap {
   /** The scheduled pass: days made ahead, a mark, retention. */
   async maintain(now: Date = new Date()): Promise<void> {
     const made = await this.makeDaysAhead(now);
-    if (made.length > 0) this.logger.log({ msg: 'event partitions made', partitions: made });
+    if (made.length > 0) this.logger.log({ msg: 'day partitions made', partitions: made });
     await this.transactions.runAlone((tx) => this.events.recordMark(tx));
     await this.applyRetention(now);
   }
 
-  /** Makes the partitions of today and the EVENT_DAYS_AHEAD days after it that do not exist yet. */
-  makeDaysAhead(now: Date = new Date()): Promise<string[]> {
-    return this.partitions.makeDaysAhead(EVENTS_TABLE, EVENT_DAYS_AHEAD, now);
+  /**
+   * Makes the partitions of today and the EVENT_DAYS_AHEAD days after it that do not exist yet, of every
+   * table kept; resolves to the names made.
+   */
+  async makeDaysAhead(now: Date = new Date()): Promise<string[]> {
+    const made: string[] = [];
+    for (const { table } of this.kept) {
+      made.push(...(await this.partitions.makeDaysAhead(table, EVENT_DAYS_AHEAD, now)));
+    }
+    return made;
   }
 
   /**
-   * Drops the days wholly older than EVENT_RETENTION_DAYS, each with the retention mark raised to its highest
-   * number in the dropping transaction, and deletes the rows past it that partitions of more than a day hold
-   * (the default one: normally none; the table from before partitioning, until it is wholly past and dropped).
+   * Drops the days wholly older than EVENT_RETENTION_DAYS of every table kept (the events' each with the
+   * retention mark raised to its highest number in the dropping transaction), and deletes the rows past it
+   * that partitions of more than a day hold (the default one: normally none; a table from before
+   * partitioning, until it is wholly past and dropped).
    */
   async applyRetention(now: Date = new Date()): Promise<{ partitions: string[]; deletedRows: number }> {
     const cutoff = new Date(now.getTime() - this.config.events.retentionDays * DAY_MS);
-    const dropped = await this.partitions.dropBefore(EVENTS_TABLE, cutoff, {
-      beforeDrop: (tx, partition) => this.events.markPartitionPurged(tx, partition.from, partition.to),
-    });
-    // Partitions that are not one day keep rows of many: theirs past the cutoff are deleted in batches.
-    const mixed = [
-      ...(await this.partitions.list(EVENTS_TABLE)).filter((p) => p.from === null).map((p) => p.name),
-      defaultPartitionName(EVENTS_TABLE),
-    ];
+    const partitions: string[] = [];
     let deletedRows = 0;
-    for (const partition of mixed) {
-      for (;;) {
-        const batch = await this.transactions.run((tx) =>
-          this.events.purgeRowsBefore(tx, partition, cutoff, RETENTION_BATCH),
-        );
-        deletedRows += batch;
-        if (batch < RETENTION_BATCH) break;
+    for (const kept of this.kept) {
+      const dropped = await this.partitions.dropBefore(kept.table, cutoff, { beforeDrop: kept.beforeDrop });
+      partitions.push(...dropped.map((p) => p.name));
+      // Partitions that are not one day keep rows of many: theirs past the cutoff are deleted in batches.
+      const mixed = [
+        ...(await this.partitions.list(kept.table)).filter((p) => p.from === null).map((p) => p.name),
+        defaultPartitionName(kept.table),
+      ];
+      for (const partition of mixed) {
+        for (;;) {
+          const batch = await this.transactions.run((tx) =>
+            kept.purgeRowsBefore(tx, partition, cutoff, RETENTION_BATCH),
+          );
+          deletedRows += batch;
+          if (batch < RETENTION_BATCH) break;
+        }
       }
     }
-    const partitions = dropped.map((p) => p.name);
     if (partitions.length > 0 || deletedRows > 0) {
-      this.logger.log({ msg: 'events past retention dropped', partitions, deletedRows });
+      this.logger.log({ msg: 'rows past retention dropped', partitions, deletedRows });
     }
     return { partitions, deletedRows };
   }

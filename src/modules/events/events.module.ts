@@ -26,6 +26,6 @@ import { EventsRepository } from './persistence/events.repository';
     EventMaintenance,
     EventSubscribers,
   ],
-  exports: [EventRecorder, EventFeedService, EventSubscribers],
+  exports: [EventRecorder, EventFeedService, EventSubscribers, EventMaintenance],
 })
 export class EventsModule {}

@@ -58,7 +58,7 @@ export class WebhookDeliveriesService {
           args: { deliveryId, status: found.delivery.status },
         });
       }
-      return this.deliveries.retryNow(tx, deliveryId);
+      return this.deliveries.retryNow(tx, found.delivery);
     });
     await this.processor.deliveriesDue();
     return delivery;

@@ -12,8 +12,9 @@ import { APP_CONFIG } from '../../platform/config/config.module';
 import { SecretCipher } from '../../platform/encryption/secret-cipher';
 import { Transactions } from '../../platform/database/transactions';
 import { EventFeedService } from '../events/event-feed.service';
+import { EventMaintenance } from '../events/event-maintenance.service';
 import { MetricsService } from '../../platform/metrics/metrics.service';
-import { JobQueue, QueuedJob } from '../../platform/queue/job-queue';
+import { JobQueue } from '../../platform/queue/job-queue';
 import type { AttemptOutcome } from './domain/attempt-outcome';
 import { DestinationPolicy } from './domain/destination-policy';
 import { stepAfterAttempt } from './domain/retry-schedule';
@@ -21,6 +22,7 @@ import { secretContext, secretsInForce } from './domain/webhook-endpoint';
 import {
   AttemptRecord,
   ClaimedDelivery,
+  DELIVERY_HISTORY,
   WebhookDeliveriesRepository,
 } from './persistence/webhook-deliveries.repository';
 import { type HostResolver, WEBHOOK_HOST_RESOLVER } from './webhook-destinations';
@@ -29,10 +31,11 @@ import { WEBHOOK_RESPONSE_TIMEOUT_MS, WebhookSender } from './webhook-sender';
 export const WEBHOOK_QUEUE = 'webhook-deliveries';
 
 /** Scheduled jobs of the delivery queue and how often each runs. */
-export const WEBHOOK_JOBS = {
-  /** Ended deliveries past the retention of events. */
-  retention: 3_600_000,
-} as const;
+/**
+ * Periodic jobs of the queue: none now. The history's retention is the events' maintenance job's
+ * (`EventMaintenance.keepByDay`); the hourly `retention` schedule an older version made is run as a `wake`.
+ */
+export const WEBHOOK_JOBS: Readonly<Record<string, number>> = {};
 
 /**
  * A process's slots for attempts: regular ones, for endpoints not failing, and slow ones, for probes of
@@ -62,7 +65,6 @@ export const SAFETY_POLL_MS = 1_000;
  * healthy endpoints, whose in-flight count lasts until their records commit.
  */
 const MAX_RECORDS = { regular: 3, slow: 2 } as const;
-const RETENTION_BATCH = 1_000;
 /** A wake-up looks this long after it is asked for, with every wake-up asked for meanwhile. */
 const WAKE_AFTER_MS = 10;
 
@@ -119,6 +121,7 @@ export class WebhookDeliveryProcessor
     private readonly transactions: Transactions,
     private readonly cipher: SecretCipher,
     private readonly metrics: MetricsService,
+    private readonly maintenance: EventMaintenance,
     policy: DestinationPolicy,
     @Inject(WEBHOOK_HOST_RESOLVER) resolveHost: HostResolver,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -129,9 +132,15 @@ export class WebhookDeliveryProcessor
   }
 
   onModuleInit(): void {
-    this.queue.registerProcessor(WEBHOOK_QUEUE, (job) => this.run(job), { concurrency: 1 });
+    this.queue.registerProcessor(WEBHOOK_QUEUE, () => this.run(), { concurrency: 1 });
     this.metrics.trackQueue(WEBHOOK_QUEUE);
     this.metrics.trackOldestPendingWebhook(() => this.deliveries.oldestPendingAgeSeconds());
+    // The history is kept by day, with the events: its days made ahead and dropped past retention by their job.
+    this.maintenance.keepByDay({
+      table: DELIVERY_HISTORY,
+      purgeRowsBefore: (tx, partition, cutoff, limit) =>
+        this.deliveries.purgeRowsBefore(tx, partition, cutoff, limit),
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -177,13 +186,8 @@ export class WebhookDeliveryProcessor
     }, WAKE_AFTER_MS);
   }
 
-  private async run(job: QueuedJob<unknown>): Promise<void> {
-    if (job.name === 'retention') {
-      const deleted = await this.purgeEnded();
-      if (deleted > 0) this.logger.log({ msg: 'webhook deliveries past retention deleted', deleted });
-      return;
-    }
-    // `wake` (and any job of an older version's schedule): look for due deliveries.
+  /** Every job (`wake`, and the `retention` an older version scheduled): look for due deliveries. */
+  private async run(): Promise<void> {
     this.kick();
   }
 
@@ -337,7 +341,9 @@ export class WebhookDeliveryProcessor
       // An attempt that became slow (or a probe) waits only behind other slow ones.
       const lane = this.held.get(delivery.deliveryId)?.slow === false ? 'regular' : 'slow';
       const result = await this.records[lane].run(() =>
-        this.transactions.runAlone((tx) => this.deliveries.recordAttempt(tx, delivery, record, gone)),
+        this.transactions.runAlone((tx) =>
+          this.deliveries.recordAttempt(tx, delivery, record, gone, this.config.events.retentionDays),
+        ),
       );
       if (!result.recorded) return;
       if (record.status !== 'PENDING') {
@@ -360,18 +366,6 @@ export class WebhookDeliveryProcessor
         deliveryId: delivery.deliveryId,
         reason: (error as Error).message,
       });
-    }
-  }
-
-  /** Deletes ended deliveries past the retention of events, a batch per transaction; how many. */
-  private async purgeEnded(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const deleted = await this.transactions.runAlone((tx) =>
-        this.deliveries.purgeOlderThan(tx, this.config.events.retentionDays, RETENTION_BATCH),
-      );
-      total += deleted;
-      if (deleted < RETENTION_BATCH) return total;
     }
   }
 }

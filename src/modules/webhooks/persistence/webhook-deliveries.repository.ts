@@ -13,7 +13,15 @@ import {
 } from '../domain/webhook-delivery';
 import { sealedSecretsOf } from './webhook-endpoints.repository';
 
-/** Every statement on `webhook_deliveries`. */
+/**
+ * Every statement on the deliveries: the pending ones in `webhook_delivery_queue` (what the workers claim,
+ * lease and record), the ended ones in `webhook_delivery_history` (partitioned by UTC day of `created_at`;
+ * retention drops whole days). A delivery is in exactly one of them: the statement that ends it moves it, and
+ * a manual retry moves it back (docs/decisions/0154-webhook-delivery-queue.md). The API reads both as one.
+ */
+
+/** The history's table, partitioned by day (TimePartitions). */
+export const DELIVERY_HISTORY = 'webhook_delivery_history';
 
 interface DeliveryRow {
   delivery_id: string;
@@ -32,6 +40,14 @@ interface DeliveryRow {
 
 const COLUMNS = `delivery_id, webhook_endpoint_id, event_id, event_type, status, attempts, next_attempt_at,
   last_attempt_at, last_response_status, last_error, created_at, updated_at`;
+
+/** The queue's rows as the history's: every one is pending. */
+const QUEUED = `SELECT delivery_id, webhook_endpoint_id, event_id, event_type, 'PENDING'::text AS status, attempts,
+  next_attempt_at, last_attempt_at, last_response_status, last_error, created_at, updated_at
+  FROM webhook_delivery_queue`;
+
+/** Every delivery, pending or ended, as one relation. */
+const ALL_DELIVERIES = `(${QUEUED} UNION ALL SELECT ${COLUMNS} FROM webhook_delivery_history)`;
 
 const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
   deliveryId: row.delivery_id,
@@ -81,7 +97,7 @@ interface ClaimedRow {
 }
 
 /** A due delivery nobody holds (a lease that ran out is nobody's). */
-const DUE_AND_FREE = `d.status = 'PENDING' AND d.next_attempt_at <= now()
+const DUE_AND_FREE = `d.next_attempt_at <= now()
   AND (d.claimed_until IS NULL OR d.claimed_until <= now())`;
 
 /**
@@ -105,7 +121,7 @@ const CLAIM = write(
             CASE WHEN e.last_attempt_succeeded THEN ${IN_FLIGHT_PER_HEALTHY_ENDPOINT}
                  ELSE ${IN_FLIGHT_PER_OTHER_ENDPOINT} END AS cap
        FROM webhook_endpoints e
-       CROSS JOIN LATERAL (SELECT 1 FROM webhook_deliveries d
+       CROSS JOIN LATERAL (SELECT 1 FROM webhook_delivery_queue d
                             WHERE d.webhook_endpoint_id = e.webhook_endpoint_id AND ${DUE_AND_FREE}
                             LIMIT 1) due
       WHERE e.status = 'ENABLED'
@@ -116,12 +132,12 @@ const CLAIM = write(
             row_number() OVER (PARTITION BY e.webhook_endpoint_id ORDER BY p.next_attempt_at) AS turn
        FROM endpoints e
        CROSS JOIN LATERAL (
-         SELECT d.delivery_id, d.next_attempt_at FROM webhook_deliveries d
+         SELECT d.delivery_id, d.next_attempt_at FROM webhook_delivery_queue d
           WHERE d.webhook_endpoint_id = e.webhook_endpoint_id AND ${DUE_AND_FREE}
           ORDER BY d.next_attempt_at
           LIMIT greatest(0, e.cap - (
-            SELECT count(*) FROM webhook_deliveries f
-             WHERE f.webhook_endpoint_id = e.webhook_endpoint_id AND f.status = 'PENDING'
+            SELECT count(*) FROM webhook_delivery_queue f
+             WHERE f.webhook_endpoint_id = e.webhook_endpoint_id
                AND f.claimed_until IS NOT NULL AND f.claimed_until > now()))
           FOR UPDATE OF d SKIP LOCKED
        ) p
@@ -130,7 +146,7 @@ const CLAIM = write(
      UNION ALL
      (SELECT * FROM candidates WHERE probe ORDER BY turn, next_attempt_at LIMIT $3)
    ), claimed AS (
-     UPDATE webhook_deliveries d
+     UPDATE webhook_delivery_queue d
         SET claimed_until = clock_timestamp() + make_interval(secs => $4), claim_token = $1,
             attempts = d.attempts + 1, last_attempt_at = clock_timestamp(), updated_at = clock_timestamp()
       WHERE d.delivery_id = ANY (ARRAY(SELECT delivery_id FROM picked))
@@ -146,35 +162,56 @@ const CLAIM = write(
 
 /** Extends the leases a worker still holds (`$1` deliveries, `$2` their claim tokens) by `$3` seconds. */
 const RENEW_LEASES = write(
-  `UPDATE webhook_deliveries d SET claimed_until = clock_timestamp() + make_interval(secs => $3)
+  `UPDATE webhook_delivery_queue d SET claimed_until = clock_timestamp() + make_interval(secs => $3)
      FROM unnest($1::uuid[], $2::uuid[]) AS held (delivery_id, claim_token)
     WHERE d.delivery_id = held.delivery_id AND d.claim_token = held.claim_token`,
   'webhook-deliveries.renew-leases',
 );
 
 /**
- * An attempt's outcome, in one statement. The other pending deliveries a success makes due are taken
- * `SKIP LOCKED` (one being recorded or claimed right now needs no help), so concurrent recordings never wait
+ * An attempt's outcome, in one statement. A delivery still pending stays in the queue with its next attempt's
+ * time; one that ended leaves the queue for the history (deleted by its key and claim token, so of two
+ * workers holding it after a lease ran out only the current holder moves it, once). The endpoint's row is
+ * key-share locked first (`owner`), as the insert into the history's foreign key would lock it after the
+ * delivery's row: an endpoint being deleted (which deletes its deliveries after locking its row) is waited
+ * for, not deadlocked with, and its deliveries are then gone. A delivery created before the history's
+ * retention (`$10` days: pending that long, its endpoint disabled meanwhile) ends without a history row, as
+ * retention would drop it at once: its day's partition is gone, and it would land in the default one. The
+ * other pending deliveries a success makes due are taken `SKIP LOCKED` (one being recorded or claimed right now needs no help), so concurrent recordings never wait
  * on each other's rows; the endpoint's row is updated last, by every statement in the same order, and only
  * when something of it changes (its failure count, whether its last attempt succeeded), so a healthy
  * endpoint's row is not rewritten by every success.
  * `$3`: the delivery's new status; `$8`: the receiver answered 410; `$9`: failures that disable.
  */
 const RECORD_ATTEMPT = write(
-  `WITH delivery AS (
-     UPDATE webhook_deliveries
-        SET status = $3, last_response_status = $4, last_error = $5,
-            next_attempt_at = CASE WHEN $3 = 'PENDING'
-                                   THEN clock_timestamp() + make_interval(secs => $6::double precision / 1000)
-                              END,
+  `WITH owner AS (
+     SELECT 1 FROM webhook_endpoints WHERE webhook_endpoint_id = $7 FOR KEY SHARE
+   ), retried AS (
+     UPDATE webhook_delivery_queue
+        SET last_response_status = $4, last_error = $5,
+            next_attempt_at = clock_timestamp() + make_interval(secs => $6::double precision / 1000),
             single_attempt = false, claimed_until = NULL, claim_token = NULL, updated_at = clock_timestamp()
-      WHERE delivery_id = $1 AND claim_token = $2
+      WHERE delivery_id = $1 AND claim_token = $2 AND $3 = 'PENDING' AND EXISTS (SELECT 1 FROM owner)
      RETURNING 1
+   ), ended AS (
+     DELETE FROM webhook_delivery_queue
+      WHERE delivery_id = $1 AND claim_token = $2 AND $3 <> 'PENDING' AND EXISTS (SELECT 1 FROM owner)
+     RETURNING delivery_id, webhook_endpoint_id, event_id, event_type, attempts, last_attempt_at, created_at
+   ), kept AS (
+     INSERT INTO webhook_delivery_history (delivery_id, webhook_endpoint_id, event_id, event_type, status,
+                                           attempts, last_attempt_at, last_response_status, last_error,
+                                           created_at, updated_at)
+     SELECT delivery_id, webhook_endpoint_id, event_id, event_type, $3, attempts, last_attempt_at, $4, $5,
+            created_at, clock_timestamp()
+       FROM ended
+      WHERE created_at >= now() - make_interval(days => $10)
+   ), delivery AS (
+     SELECT 1 FROM retried UNION ALL SELECT 1 FROM ended
    ), due_now AS (
-     UPDATE webhook_deliveries SET next_attempt_at = now(), updated_at = clock_timestamp()
+     UPDATE webhook_delivery_queue SET next_attempt_at = now(), updated_at = clock_timestamp()
       WHERE delivery_id IN (
-        SELECT w.delivery_id FROM webhook_deliveries w
-         WHERE w.webhook_endpoint_id = $7 AND w.status = 'PENDING' AND w.next_attempt_at > now()
+        SELECT w.delivery_id FROM webhook_delivery_queue w
+         WHERE w.webhook_endpoint_id = $7 AND w.next_attempt_at > now()
            AND (w.claimed_until IS NULL OR w.claimed_until <= now())
            AND $3 = 'SUCCEEDED' AND EXISTS (SELECT 1 FROM delivery)
          FOR UPDATE SKIP LOCKED)
@@ -210,41 +247,103 @@ const RECORD_ATTEMPT = write(
 
 const OLDEST_PENDING_AGE = read(
   `SELECT extract(epoch FROM now() - min(d.created_at))::float8 AS age
-     FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
-    WHERE d.status = 'PENDING' AND e.status = 'ENABLED'`,
+     FROM webhook_delivery_queue d JOIN webhook_endpoints e USING (webhook_endpoint_id)
+    WHERE e.status = 'ENABLED'`,
 );
 
-const READ = read(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE delivery_id = $1`);
+/**
+ * The queue first: a delivery is in one table, and the history is many (its day partitions). `$2`, `$3`: the
+ * range of `created_at` the id's own time names (ids made since 1763800021100 carry it), so that only the
+ * partition of that day is planned and read; NULL for an id without it (one made before), read in every day.
+ */
+const READ = read(
+  `(${QUEUED} WHERE delivery_id = $1)
+   UNION ALL
+   (SELECT ${COLUMNS} FROM webhook_delivery_history
+     WHERE delivery_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2 AND created_at < $3))
+   LIMIT 1`,
+);
+
+/**
+ * How far a time a read is given may be from the row's `created_at`: an id's time and `created_at` are two
+ * readings of the clock as the row is made; a time read back into JavaScript loses its microseconds.
+ */
+const ID_TIME_MARGIN_MS = 60_000;
+
+/**
+ * The millisecond a time-ordered id (UUID version 7: `uuid_v7()`, the queue's default) was made at; undefined
+ * for an id that carries none (version 4).
+ */
+export function timeOfId(id: string): Date | undefined {
+  if (id[14] !== '7') return undefined;
+  return new Date(parseInt(id.slice(0, 8) + id.slice(9, 13), 16));
+}
 
 /** Every filter given must match (`$1` endpoint, `$2` event, `$3` status; NULL: any). */
 const PAGE_FILTER = `($1::uuid IS NULL OR webhook_endpoint_id = $1) AND ($2::uuid IS NULL OR event_id = $2)
   AND ($3::text IS NULL OR status = $3)`;
 const PAGE = replicaRead(
-  `SELECT ${COLUMNS} FROM webhook_deliveries WHERE ${PAGE_FILTER}
+  `SELECT * FROM ${ALL_DELIVERIES} d WHERE ${PAGE_FILTER}
     ORDER BY created_at DESC, delivery_id DESC LIMIT $4 OFFSET $5`,
 );
-const PAGE_TOTAL = replicaRead(`SELECT count(*) AS total FROM webhook_deliveries WHERE ${PAGE_FILTER}`);
+const PAGE_TOTAL = replicaRead(`SELECT count(*) AS total FROM ${ALL_DELIVERIES} d WHERE ${PAGE_FILTER}`);
 
+/**
+ * The delivery's row locked, where it is (queue or history), and its endpoint's status. The endpoint's row is
+ * key-share locked first, as moving the delivery to the queue would lock it after (see RECORD_ATTEMPT).
+ */
 const LOCK_WITH_ENDPOINT = write(
-  `SELECT ${COLUMNS.replace(/(\w+)/g, 'd.$1')}, e.status AS endpoint_status
-     FROM webhook_deliveries d JOIN webhook_endpoints e USING (webhook_endpoint_id)
-    WHERE d.delivery_id = $1 FOR NO KEY UPDATE OF d`,
+  `WITH owner AS (
+     SELECT e.webhook_endpoint_id, e.status FROM webhook_endpoints e
+      WHERE e.webhook_endpoint_id IN (SELECT webhook_endpoint_id FROM webhook_delivery_queue WHERE delivery_id = $1
+                                      UNION ALL
+                                      SELECT webhook_endpoint_id FROM webhook_delivery_history WHERE delivery_id = $1)
+      FOR KEY SHARE OF e
+   ), queued AS (
+     ${QUEUED.replace('FROM webhook_delivery_queue', 'FROM webhook_delivery_queue d')}
+      WHERE d.delivery_id = $1 AND EXISTS (SELECT 1 FROM owner)
+     FOR NO KEY UPDATE OF d
+   ), ended AS (
+     SELECT ${COLUMNS.replace(/(\w+)/g, 'h.$1')} FROM webhook_delivery_history h
+      WHERE h.delivery_id = $1 AND EXISTS (SELECT 1 FROM owner)
+     FOR NO KEY UPDATE OF h
+   )
+   SELECT d.*, o.status AS endpoint_status
+     FROM (SELECT * FROM queued UNION ALL SELECT * FROM ended) d JOIN owner o USING (webhook_endpoint_id)`,
 );
 
+/**
+ * An ended delivery back to the queue, due now, for one attempt. `$2`, `$3`: around its `created_at` (read to
+ * the millisecond), so that only its day's partition is read.
+ */
 const RETRY_NOW = write(
-  `UPDATE webhook_deliveries
-      SET status = 'PENDING', next_attempt_at = now(), single_attempt = true,
-          claimed_until = NULL, claim_token = NULL, updated_at = clock_timestamp()
-    WHERE delivery_id = $1
-   RETURNING ${COLUMNS}`,
+  `WITH ended AS (
+     DELETE FROM webhook_delivery_history WHERE delivery_id = $1 AND created_at >= $2 AND created_at < $3
+     RETURNING delivery_id, webhook_endpoint_id, event_id, event_type, attempts, last_attempt_at,
+               last_response_status, last_error, created_at
+   )
+   INSERT INTO webhook_delivery_queue (delivery_id, webhook_endpoint_id, event_id, event_type, attempts,
+                                       next_attempt_at, last_attempt_at, last_response_status, last_error,
+                                       single_attempt, created_at, updated_at)
+   SELECT delivery_id, webhook_endpoint_id, event_id, event_type, attempts, now(), last_attempt_at,
+          last_response_status, last_error, true, created_at, clock_timestamp()
+     FROM ended
+   RETURNING ${COLUMNS.replace('status', "'PENDING'::text AS status")}`,
 );
 
-const PURGE_ENDED = write(
-  `DELETE FROM webhook_deliveries WHERE delivery_id IN (
-     SELECT delivery_id FROM webhook_deliveries
-      WHERE created_at < now() - make_interval(days => $1) AND status <> 'PENDING'
-      LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-);
+/**
+ * Deletes rows created before `$1`, `$2` at most, from a partition of the history that is not one day (the
+ * default one; the table from before partitioning, attached below the cut). The history only: a pending
+ * delivery, however old, is in the queue and never purged.
+ */
+function purgeRowsSql(partition: string): string {
+  if (!/^webhook_deliver[a-z0-9_]+$/.test(partition)) {
+    throw new Error(`not a partition of the delivery history: ${partition}`);
+  }
+  return `DELETE FROM ${partition} WHERE (delivery_id, created_at) IN (
+     SELECT delivery_id, created_at FROM ${partition} WHERE created_at < $1
+      LIMIT $2 FOR UPDATE SKIP LOCKED)`;
+}
 
 /** What an attempt made of the delivery. */
 export interface AttemptRecord {
@@ -308,13 +407,15 @@ export class WebhookDeliveriesRepository {
    * nothing: `recorded` false), and what it means for the endpoint: a success resets its failure count and
    * makes its other pending deliveries due now; a final failure counts, and disables it at the limit or on
    * 410 Gone (`disabled`: the reason, when this attempt disabled it). One statement, so the endpoint's row is
-   * locked only for the moment it takes.
+   * locked only for the moment it takes. `historyDays`: how long the history keeps a delivery after its
+   * creation (an older one ending is not kept).
    */
   async recordAttempt(
     tx: Tx,
     claimed: ClaimedDelivery,
     attempt: AttemptRecord,
     endpointGone: boolean,
+    historyDays: number,
   ): Promise<{ recorded: boolean; disabled?: DisabledReason }> {
     const [row] = await tx.rows<{ recorded: boolean; disabled: DisabledReason | null }>(RECORD_ATTEMPT, [
       claimed.deliveryId,
@@ -326,6 +427,7 @@ export class WebhookDeliveriesRepository {
       claimed.webhookEndpointId,
       endpointGone,
       CONSECUTIVE_FAILURES_TO_DISABLE,
+      historyDays,
     ]);
     return { recorded: row.recorded, ...(row.disabled ? { disabled: row.disabled } : {}) };
   }
@@ -337,7 +439,12 @@ export class WebhookDeliveriesRepository {
   }
 
   async read(deliveryId: string): Promise<WebhookDelivery | undefined> {
-    const [row] = await this.sql.rows<DeliveryRow>(READ, [deliveryId]);
+    const at = timeOfId(deliveryId);
+    const [row] = await this.sql.rows<DeliveryRow>(READ, [
+      deliveryId,
+      at ? new Date(at.getTime() - ID_TIME_MARGIN_MS) : null,
+      at ? new Date(at.getTime() + ID_TIME_MARGIN_MS) : null,
+    ]);
     return row ? toDelivery(row) : undefined;
   }
 
@@ -354,26 +461,43 @@ export class WebhookDeliveriesRepository {
     return { deliveries: rows.map(toDelivery), total: Number(total) };
   }
 
-  /** The delivery and whether its endpoint is enabled, the delivery's row locked. */
+  /**
+   * The delivery and whether its endpoint is enabled, the delivery's row locked. A delivery that moved
+   * between the queue and the history while this waited for its lock (it ended, or another retry sent it
+   * back) is not in the statement's snapshot where it now is: it is read once more, with a new snapshot.
+   */
   async lockWithEndpoint(
     tx: Tx,
     deliveryId: string,
   ): Promise<{ delivery: WebhookDelivery; endpointEnabled: boolean } | undefined> {
-    const rows = await tx.rows<DeliveryRow & { endpoint_status: string }>(LOCK_WITH_ENDPOINT, [deliveryId]);
-    const row = rows[0];
-    return row
-      ? { delivery: toDelivery(row), endpointEnabled: row.endpoint_status === 'ENABLED' }
-      : undefined;
+    for (let read = 0; read < 2; read++) {
+      const [row] = await tx.rows<DeliveryRow & { endpoint_status: string }>(LOCK_WITH_ENDPOINT, [
+        deliveryId,
+      ]);
+      if (row) return { delivery: toDelivery(row), endpointEnabled: row.endpoint_status === 'ENABLED' };
+    }
+    return undefined;
   }
 
-  /** One more attempt now, outside the schedule: after it the delivery ends whatever happens. */
-  async retryNow(tx: Tx, deliveryId: string): Promise<WebhookDelivery> {
-    const rows = await tx.rows<DeliveryRow>(RETRY_NOW, [deliveryId]);
+  /**
+   * One more attempt now of an ended delivery (locked by `lockWithEndpoint`), outside the schedule: it goes
+   * back to the queue, and after that attempt it ends whatever happens.
+   */
+  async retryNow(tx: Tx, delivery: WebhookDelivery): Promise<WebhookDelivery> {
+    const at = delivery.createdAt.getTime();
+    const rows = await tx.rows<DeliveryRow>(RETRY_NOW, [
+      delivery.deliveryId,
+      new Date(at - ID_TIME_MARGIN_MS),
+      new Date(at + ID_TIME_MARGIN_MS),
+    ]);
     return toDelivery(rows[0]);
   }
 
-  /** Deletes up to `limit` ended deliveries created more than `days` ago; how many. */
-  async purgeOlderThan(tx: Tx, days: number, limit: number): Promise<number> {
-    return tx.rowCount(PURGE_ENDED, [days, limit]);
+  /**
+   * Deletes up to `limit` deliveries created before `cutoff` from `partition`, a partition of the history
+   * that is not one day (whole days are dropped); how many.
+   */
+  async purgeRowsBefore(tx: Tx, partition: string, cutoff: Date, limit: number): Promise<number> {
+    return tx.rowCount(write(purgeRowsSql(partition)), [cutoff, limit]);
   }
 }
