@@ -197,6 +197,27 @@ describe('events partitioned by day', () => {
       expect(await follow(cursorOf(early), 3, '&type=TASK_COMPLETED')).toEqual(all.filter((s) => s > early));
     });
 
+    it('fills a page of a rare type from stretches that widen, every match once and in order', async () => {
+      // 300 events of the second day in batches of 10, a mark after each (as the job records them), three of
+      // them of a rare type far apart: a page of two of them needs several stretches.
+      const from = (await numbered()).at(-1) as number;
+      for (let batch = 0; batch < 30; batch++) {
+        await db.query(
+          `INSERT INTO events (type, task_id, occurred_at, data)
+           SELECT CASE WHEN $1 + g IN (10, 150, 290) THEN 'TASK_FAILED' ELSE 'TASK_COMPLETED' END,
+                  gen_random_uuid(), $2::timestamptz + ($1 + g) * interval '1 second', '{}'
+             FROM generate_series(1, 10) g`,
+          [batch * 10, at(d2, '13:00:00')],
+        );
+        const last = at(d2, '13:00:00').getTime() + (batch * 10 + 10) * 1000;
+        await mark(new Date(last), new Date(last + 1000));
+      }
+      const rare = await numbered(`sequence > ${from} AND type = 'TASK_FAILED'`);
+      expect(rare).toHaveLength(3);
+      expect(await follow(cursorOf(from), 2, '&type=TASK_FAILED')).toEqual(rare);
+      expect(await follow(cursorOf(from), 50)).toEqual(await numbered(`sequence > ${from}`));
+    });
+
     it('drops a whole day past retention, with the mark at its highest number: a cursor inside it expires, one after it does not', async () => {
       const maintenance = t.app.get(EventMaintenance);
       const retention = t.config.events.retentionDays;
