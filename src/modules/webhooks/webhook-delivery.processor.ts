@@ -30,13 +30,6 @@ import { WEBHOOK_RESPONSE_TIMEOUT_MS, WebhookSender } from './webhook-sender';
 
 export const WEBHOOK_QUEUE = 'webhook-deliveries';
 
-/** Scheduled jobs of the delivery queue and how often each runs. */
-/**
- * Periodic jobs of the queue: none now. The history's retention is the events' maintenance job's
- * (`EventMaintenance.keepByDay`); the hourly `retention` schedule an older version made is run as a `wake`.
- */
-export const WEBHOOK_JOBS: Readonly<Record<string, number>> = {};
-
 /**
  * A process's slots for attempts: regular ones, for endpoints not failing, and slow ones, for probes of
  * failing endpoints and for any attempt that has outlasted SLOW_ATTEMPT_MS. An attempt moves from a regular
@@ -144,9 +137,6 @@ export class WebhookDeliveryProcessor
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    for (const [name, everyMs] of Object.entries(WEBHOOK_JOBS)) {
-      await this.queue.schedule(WEBHOOK_QUEUE, name, everyMs);
-    }
     if (!this.runsWorkers) return;
     // The safety poll's first look is now: what was due while no worker ran goes out at once.
     this.kick();
@@ -186,7 +176,10 @@ export class WebhookDeliveryProcessor
     }, WAKE_AFTER_MS);
   }
 
-  /** Every job (`wake`, and the `retention` an older version scheduled): look for due deliveries. */
+  /**
+   * Every job: `wake`, and the hourly `retention` an older version scheduled (the history's retention is now
+   * the events' maintenance job's, `EventMaintenance.keepByDay`): look for due deliveries.
+   */
   private async run(): Promise<void> {
     this.kick();
   }
