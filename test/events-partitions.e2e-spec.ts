@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
-import { migrations } from '../migrations';
 import { EventMaintenance } from '../src/modules/events/event-maintenance.service';
-import { databaseOptions } from '../src/platform/database/database-options';
 import { dayPartitionName } from '../src/platform/database/time-partitions';
 import { apiClient, ApiClient } from './support/http-client';
+import { migrateDatabase, migrationsUpTo } from './support/scratch-migrations';
 import { bootTestApp, TestApp } from './support/test-app';
 import { bearer } from './support/tokens';
 
@@ -38,17 +36,7 @@ describe('events partitioned by day', () => {
   let t: TestApp;
   let api: ApiClient;
 
-  const migrate = async (list: typeof migrations) => {
-    const source = await new DataSource({
-      ...databaseOptions(url.toString()),
-      migrations: list,
-    }).initialize();
-    try {
-      await source.runMigrations({ transaction: 'each' });
-    } finally {
-      await source.destroy();
-    }
-  };
+  const migrate = (list?: Parameters<typeof migrateDatabase>[1]) => migrateDatabase(url.toString(), list);
 
   beforeAll(async () => {
     await admin.query(`CREATE DATABASE ${name}`);
@@ -85,12 +73,7 @@ describe('events partitioned by day', () => {
     ).rows.map((r) => Number(r.s));
 
   it('migrates a seeded single table without copying it: rows kept, numbering and the feed working after', async () => {
-    await migrate(
-      migrations.slice(
-        0,
-        migrations.findIndex((m) => m.name === 'EventsPartitionedByDay1763800020000'),
-      ),
-    );
+    await migrate(migrationsUpTo('EventsPartitionedByDay1763800020000', 'before'));
     // The old schema, seeded as production has it: numbered events over the last 20 days (within retention).
     await db.query(
       `INSERT INTO events (sequence, type, occurred_at, order_id, customer_id, data)
@@ -100,7 +83,7 @@ describe('events partitioned by day', () => {
       [SEEDED],
     );
     const before = await db.query<{ oid: number }>(`SELECT 'events'::regclass::oid AS oid`);
-    await migrate(migrations);
+    await migrate();
 
     // The old table is the partition below the cut, the same relation (not a copy), every row in it.
     const legacy = await db.query<{ oid: number; bound: string }>(

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import pg from 'pg';
-import { migrations } from '../migrations';
 import type { StoredEvent } from '../src/modules/events/domain/event';
 import { EventMaintenance } from '../src/modules/events/event-maintenance.service';
 import {
@@ -16,6 +15,7 @@ import { dayPartitionName } from '../src/platform/database/time-partitions';
 import { Transactions } from '../src/platform/database/transactions';
 import { adminClient } from './support/callers';
 import { apiClient, ApiClient } from './support/http-client';
+import { migrateDatabase, migrationsUpTo } from './support/scratch-migrations';
 import { bootTestApp, TestApp } from './support/test-app';
 import { bearer } from './support/tokens';
 import { createEndpoint, until, WEBHOOK_DELIVERIES, WebhookDeliveryBody } from './support/webhooks';
@@ -237,7 +237,6 @@ describe('webhook delivery queue and history', () => {
 });
 
 describe('the migration to the delivery queue', () => {
-  const at = migrations.findIndex((migration) => migration.name === 'WebhookDeliveryQueue1763800021000');
   const name = `${new URL(DIRECT_URL).pathname.slice(1)}_queue_${randomUUID().slice(0, 8)}`;
   const url = new URL(DIRECT_URL);
   url.pathname = `/${name}`;
@@ -250,7 +249,7 @@ describe('the migration to the delivery queue', () => {
     await server.query(`CREATE DATABASE ${name}`);
     db = await new DataSource({
       ...databaseOptions(url.toString()),
-      migrations: migrations.slice(0, at),
+      migrations: migrationsUpTo('WebhookDeliveryQueue1763800021000', 'before'),
     }).initialize();
     await db.runMigrations({ transaction: 'each' });
   });
@@ -295,7 +294,7 @@ describe('the migration to the delivery queue', () => {
     await db.destroy();
     db = await new DataSource({
       ...databaseOptions(url.toString()),
-      migrations: migrations.slice(0, at + 1),
+      migrations: migrationsUpTo('WebhookDeliveryQueue1763800021000', 'through'),
     }).initialize();
     const applied = await db.runMigrations({ transaction: 'each' });
     expect(applied.map((m) => m.name)).toEqual(['WebhookDeliveryQueue1763800021000']);
@@ -341,7 +340,6 @@ describe('the migration to the delivery queue', () => {
 describe('the history partitioned by day', () => {
   const DAY = 86_400_000;
   const SEEDED = 20_000;
-  const queueAt = migrations.findIndex((migration) => migration.name === 'WebhookDeliveryQueue1763800021000');
   const name = `${new URL(DIRECT_URL).pathname.slice(1)}_history_${randomUUID().slice(0, 8)}`;
   const url = new URL(DIRECT_URL);
   url.pathname = `/${name}`;
@@ -351,17 +349,7 @@ describe('the history partitioned by day', () => {
   let api: ApiClient;
   let seededEndpoint = '';
 
-  const migrate = async (list: typeof migrations) => {
-    const source = await new DataSource({
-      ...databaseOptions(url.toString()),
-      migrations: list,
-    }).initialize();
-    try {
-      await source.runMigrations({ transaction: 'each' });
-    } finally {
-      await source.destroy();
-    }
-  };
+  const migrate = (list?: Parameters<typeof migrateDatabase>[1]) => migrateDatabase(url.toString(), list);
   const count = async (sql: string, values: unknown[] = []) =>
     (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`, values)).rows[0].n;
 
@@ -378,7 +366,7 @@ describe('the history partitioned by day', () => {
   });
 
   it('attaches a seeded history below a cut without copying it; the previous release still writes to the queue', async () => {
-    await migrate(migrations.slice(0, queueAt + 1));
+    await migrate(migrationsUpTo('WebhookDeliveryQueue1763800021000', 'through'));
     seededEndpoint = (
       await db.query<{ id: string }>(
         `INSERT INTO webhook_endpoints (url, secret_sealed) VALUES ('https://example.com/hook', 'sealed')
@@ -394,7 +382,7 @@ describe('the history partitioned by day', () => {
       [seededEndpoint, SEEDED],
     );
     const before = await db.query<{ oid: number }>(`SELECT 'webhook_deliveries'::regclass::oid AS oid`);
-    await migrate(migrations);
+    await migrate();
 
     const legacy = await db.query<{ oid: number; bound: string }>(
       `SELECT c.oid, pg_get_expr(c.relpartbound, c.oid) AS bound FROM pg_class c WHERE c.relname = 'webhook_deliveries'`,
